@@ -1,0 +1,113 @@
+/* perftramp — perf support for interpreters and JITs, at run time.
+ *
+ * A runtime asks perftramp for one *trampoline* per interpreted function.
+ * The trampoline is a few instructions of machine code, unique to that
+ * function, that keeps a frame-pointer frame and calls the runtime's
+ * evaluator.  perftramp publishes the trampoline's name and its DWARF
+ * unwind information to perf (perf map, jitdump), to the in-process
+ * unwinder and to gdb, so profiles and backtraces show one named frame per
+ * interpreted function and walk through it to the callers below.
+ *
+ * Thread safety: every function may be called from any thread, and
+ * perftramp_wrap()/perftramp_release() from many threads at once on the
+ * same context.  perftramp_close() must not race with other calls on the
+ * same context.
+ */
+#ifndef PERFTRAMP_H
+#define PERFTRAMP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function pointer of any type; cast to and from your real type. */
+typedef void (*perftramp_fn)(void);
+
+/* An opaque context: arenas of trampolines and the outputs they feed. */
+typedef struct perftramp perftramp;
+
+/* Output bits for perftramp_options.outputs. */
+#define PERFTRAMP_PERF_MAP 0x1u /* /tmp/perf-<pid>.map lines (perf --call-graph fp) */
+#define PERFTRAMP_JITDUMP  0x2u /* <dir>/jit-<pid>.dump with unwinding info (perf -k 1 + inject --jit) */
+#define PERFTRAMP_UNWIND   0x4u /* register .eh_frame with the in-process unwinder */
+#define PERFTRAMP_GDB      0x8u /* the GDB JIT interface */
+#define PERFTRAMP_ALL      0xfu
+
+/* Flags for perftramp_options.flags. */
+#define PERFTRAMP_ATFORK   0x1u /* install perftramp_after_fork_child() with pthread_atfork */
+
+/* Options.  All zeros means defaults: no outputs, jitdump directory from
+ * $JITDUMPDIR or /tmp.  Use designated initialisers: fields may be added
+ * at the end in later versions. */
+struct perftramp_options {
+    unsigned outputs;         /* PERFTRAMP_* output bits */
+    const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
+    unsigned flags;           /* PERFTRAMP_ATFORK */
+};
+
+/* Creates a context.  opts == NULL reads the outputs from the environment
+ * variable PERFTRAMP, a comma list of perfmap,jitdump,unwind,gdb,all (unset
+ * or empty: no outputs).
+ *
+ * Returns NULL and sets errno on failure:
+ *   EINVAL   an unknown output bit or flag, or an unknown word in $PERFTRAMP
+ *   ENOTSUP  an output this build or platform does not support, or no
+ *            trampoline table for the host architecture
+ *   ENOMEM   out of memory
+ *   or the errno of opening an output file.
+ * An output that cannot be opened fails the open; an output that fails
+ * later is disabled instead (see perftramp_output_error). */
+perftramp *perftramp_open(const struct perftramp_options *opts);
+
+/* Returns a new trampoline that calls `target` with the caller's arguments
+ * and returns its result unchanged, for any signature whose arguments all
+ * travel in registers (integer, floating-point/vector, variadic calls,
+ * small structs returned in registers, the hidden struct-return pointer).
+ * Arguments passed on the stack are NOT supported: the trampoline's own
+ * frame sits between the caller's stack arguments and the target.
+ * `name` is copied; it is what perf and gdb show for the trampoline.
+ *
+ * Returns NULL and sets errno on failure:
+ *   EINVAL   pt, target or name is NULL
+ *   ENOMEM   out of memory (the context stays usable)
+ * Thread-safe.  When an enabled output fails while recording this
+ * trampoline, the trampoline is still returned and the output is disabled
+ * (see perftramp_output_error). */
+perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name);
+
+/* Frees a trampoline's slot for reuse by a later perftramp_wrap.  Calling
+ * the trampoline after release is undefined (its slot traps until reused).
+ * Returns 0, or -1 with errno EINVAL when `tramp` is not a live trampoline
+ * of `pt` (never wrapped, already released, or from another context).
+ * Thread-safe. */
+int perftramp_release(perftramp *pt, perftramp_fn tramp);
+
+/* Returns the errno that disabled `output` (one PERFTRAMP_* bit) after the
+ * context was opened (disk full, EFBIG, EIO, a vanished directory, a
+ * refused file), or 0 when it works or was never enabled.  -1 with errno
+ * EINVAL for a NULL context or not exactly one known bit.  Thread-safe. */
+int perftramp_output_error(perftramp *pt, unsigned output);
+
+/* Call in the child after fork().  The child gets its own
+ * jit-<childpid>.dump and perf-<childpid>.map, each holding every
+ * trampoline live in the child; the parent's files are not touched.
+ * Trampolines made before the fork keep working in the child.
+ * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
+ * perftramp call in the child, while the child is still single-threaded;
+ * PERFTRAMP_ATFORK does this for you. */
+int perftramp_after_fork_child(perftramp *pt);
+
+/* Releases every trampoline, deregisters unwind and gdb information,
+ * writes the jitdump CLOSE record and frees the context.  Trampolines must
+ * not be running or called after this.  Returns 0, or -1 with errno EINVAL
+ * for NULL, or the errno of the first output that failed to close (the
+ * context is freed anyway).  Not thread-safe with other calls on pt. */
+int perftramp_close(perftramp *pt);
+
+/* The library version, "MAJOR.MINOR.PATCH". */
+const char *perftramp_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFTRAMP_H */

@@ -1,0 +1,37 @@
+/* The built-in architecture tables.  Adding an architecture: one file in
+ * src/arch/, one line in each list below (see docs/porting.md). */
+#include "table.h"
+
+#include <string.h>
+
+extern const struct pt_arch pt_arch_x86_64;
+
+const struct pt_arch *const pt_arch_list[] = {
+    &pt_arch_x86_64,
+};
+const size_t pt_arch_count = sizeof pt_arch_list / sizeof pt_arch_list[0];
+
+const struct pt_arch *pt_arch_find(const char *name)
+{
+    for (size_t i = 0; name && i < pt_arch_count; i++)
+        if (strcmp(pt_arch_list[i]->name, name) == 0)
+            return pt_arch_list[i];
+    return NULL;
+}
+
+const struct pt_arch *pt_arch_host(void)
+{
+#if defined(__x86_64__)
+    return pt_arch_find("x86_64");
+#elif defined(__aarch64__)
+    return pt_arch_find("aarch64");
+#elif defined(__riscv) && __riscv_xlen == 64
+    return pt_arch_find("riscv64");
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && defined(_CALL_ELF) && _CALL_ELF == 2
+    return pt_arch_find("ppc64le");
+#elif defined(__s390x__)
+    return pt_arch_find("s390x");
+#else
+    return NULL;
+#endif
+}

@@ -1,0 +1,256 @@
+/* Code memory: arenas of executable memory from libffi, cut into
+ * fixed-stride slots.  Freed slots go on an intrusive free list (the link
+ * lives in the freed slot's tag word, behind a trap instruction). */
+#include "context.h"
+#include "eh_frame.h"
+#include "outputs.h"
+
+#include <errno.h>
+#include <ffi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PT_ARENA_FIRST_BYTES (64u * 1024)
+#define PT_ARENA_MAX_BYTES (16u * 1024 * 1024)
+
+/* Builds CIE + one FDE per slot + terminator at the arena's end, with
+ * pointers relative to the executable address it will be read at. */
+static int build_eh_frame(struct perftramp *pt, struct pt_arena *a)
+{
+    struct pt_buf prog, eh;
+    pt_buf_init(&prog, pt->arch->big_endian);
+    if (pt_cfi_program(&prog, &pt->layout) < 0 || prog.failed) {
+        pt_buf_free(&prog);
+        return -1;
+    }
+    pt_buf_init_fixed(&eh, a->w + a->eh_off, a->bytes - a->eh_off, pt->arch->big_endian);
+    size_t cie = pt_eh_cie(&eh, pt->arch);
+    for (size_t i = 0; i < a->n_slots; i++) {
+        int64_t code_rel = (int64_t)(i * pt->stride) - (int64_t)a->eh_off;
+        pt_eh_fde(&eh, cie, code_rel, pt->layout.size, prog.data, prog.len);
+    }
+    pt_eh_terminator(&eh);
+    pt_buf_free(&prog);
+    if (eh.failed) {
+        errno = ENOMEM;
+        return -1;
+    }
+    a->eh_len = eh.len;
+    return 0;
+}
+
+/* The size of the CIE, one FDE and the terminator for this table. */
+static int measure_eh(struct perftramp *pt, size_t *cie_and_term)
+{
+    struct pt_buf prog, eh;
+    pt_buf_init(&prog, pt->arch->big_endian);
+    pt_buf_init(&eh, pt->arch->big_endian);
+    int r = pt_cfi_program(&prog, &pt->layout);
+    size_t cie = pt_eh_cie(&eh, pt->arch);
+    size_t fde = pt_eh_fde(&eh, cie, 0, pt->layout.size, prog.data, prog.len);
+    pt_eh_terminator(&eh);
+    bool failed = prog.failed || eh.failed;
+    pt_buf_free(&prog);
+    pt_buf_free(&eh);
+    if (r < 0 || failed) {
+        errno = r < 0 ? EINVAL : ENOMEM;
+        return -1;
+    }
+    pt->fde_size = eh.len - 4 - fde;
+    *cie_and_term = fde + 4;
+    return 0;
+}
+
+static void arena_free(struct pt_arena *a)
+{
+    if (!a)
+        return;
+    if (a->names)
+        for (size_t i = 0; i < a->high_water; i++)
+            free(a->names[i]);
+    free(a->names);
+    free(a->live_bits);
+    if (a->closure)
+        ffi_closure_free(a->closure);
+    free(a);
+}
+
+static bool wants_eh_frame(const struct perftramp *pt)
+{
+    return pt->outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB);
+}
+
+static struct pt_arena *arena_new(struct perftramp *pt)
+{
+    struct pt_arena *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->bytes = pt->next_arena_bytes;
+    size_t per_slot = pt->stride, fixed = 0;
+    if (wants_eh_frame(pt)) {
+        if (measure_eh(pt, &fixed) < 0)
+            goto fail;
+        per_slot += pt->fde_size;
+    }
+    a->n_slots = (a->bytes - fixed) / per_slot;
+    a->eh_off = wants_eh_frame(pt) ? a->n_slots * pt->stride : 0;
+    a->live_bits = calloc((a->n_slots + 63) / 64, sizeof *a->live_bits);
+    if (!a->live_bits)
+        goto fail;
+    if (pt->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
+        goto fail;
+    void *code = NULL;
+    a->closure = ffi_closure_alloc(a->bytes, &code);
+    if (!a->closure || !code)
+        goto fail;
+    a->w = a->closure;
+    a->x = (uintptr_t)code;
+    /* A libffi with static trampolines hands out non-executable data and a
+     * code pointer to a shared trampoline.  Our bytes must be readable at
+     * the executable address; otherwise this libffi cannot host us. */
+    static const uint8_t probe[8] = {0x70, 0x74, 0x72, 0x61, 0x6d, 0x70, 0x21, 0x00};
+    memcpy(a->w, probe, sizeof probe);
+    if (memcmp((const void *)a->x, probe, sizeof probe) != 0) {
+        ffi_closure_free(a->closure);
+        a->closure = NULL;
+        free(a->live_bits);
+        free(a->names);
+        free(a);
+        errno = ENOTSUP;
+        return NULL;
+    }
+    if (wants_eh_frame(pt) && build_eh_frame(pt, a) < 0)
+        goto fail;
+    return a;
+fail:
+    arena_free(a);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Inserts keeping the array sorted by executable address. */
+static int arena_insert(struct perftramp *pt, struct pt_arena *a)
+{
+    if (pt->n_arenas == pt->cap_arenas) {
+        size_t cap = pt->cap_arenas ? pt->cap_arenas * 2 : 8;
+        struct pt_arena **p = realloc(pt->arenas, cap * sizeof *p);
+        if (!p) {
+            errno = ENOMEM;
+            return -1;
+        }
+        pt->arenas = p;
+        pt->cap_arenas = cap;
+    }
+    size_t i = pt->n_arenas;
+    while (i > 0 && pt->arenas[i - 1]->x > a->x) {
+        pt->arenas[i] = pt->arenas[i - 1];
+        i--;
+    }
+    pt->arenas[i] = a;
+    pt->n_arenas++;
+    return 0;
+}
+
+struct pt_arena *pt_arena_of(struct perftramp *pt, uintptr_t x, size_t *index)
+{
+    size_t lo = 0, hi = pt->n_arenas;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct pt_arena *a = pt->arenas[mid];
+        if (x < a->x)
+            hi = mid;
+        else if (x >= a->x + a->n_slots * pt->stride)
+            lo = mid + 1;
+        else {
+            size_t off = x - a->x;
+            if (off % pt->stride)
+                return NULL;
+            *index = off / pt->stride;
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* The free-list link sits in the tag word of a freed slot. */
+static uint8_t *link_word(struct perftramp *pt, struct pt_arena *a, size_t i)
+{
+    return pt_slot_w(pt, a, i) + pt->layout.word_off[PT_WORD_TAG];
+}
+
+int pt_slot_alloc(struct perftramp *pt, struct pt_arena **arena, size_t *index)
+{
+    if (pt->free_head) {
+        size_t i;
+        struct pt_arena *a = pt_arena_of(pt, pt->free_head, &i);
+        uintptr_t next;
+        memcpy(&next, link_word(pt, a, i), sizeof next);
+        pt->free_head = next;
+        *arena = a;
+        *index = i;
+        return 0;
+    }
+    /* only the newest arena has never-used slots */
+    struct pt_arena *last = pt->filling;
+    if (!last || last->high_water == last->n_slots) {
+        last = arena_new(pt);
+        if (!last)
+            return -1;
+        if (arena_insert(pt, last) < 0) {
+            arena_free(last);
+            return -1;
+        }
+        if (pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt, last) < 0)
+            pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
+        pt->filling = last;
+        if (pt->next_arena_bytes < PT_ARENA_MAX_BYTES)
+            pt->next_arena_bytes *= 2;
+    }
+    *arena = last;
+    *index = last->high_water++;
+    return 0;
+}
+
+void pt_slot_free(struct perftramp *pt, struct pt_arena *a, size_t i)
+{
+    uint8_t *w = pt_slot_w(pt, a, i);
+    memcpy(w, pt->arch->trap, pt->arch->trap_len);
+    __builtin___clear_cache((char *)pt_slot_x(pt, a, i), (char *)pt_slot_x(pt, a, i) + pt->arch->trap_len);
+    memcpy(link_word(pt, a, i), &pt->free_head, sizeof pt->free_head);
+    pt->free_head = pt_slot_x(pt, a, i);
+}
+
+void pt_arenas_destroy(struct perftramp *pt)
+{
+    /* outputs have already let go of the arenas (their close hooks) */
+    for (size_t k = 0; k < pt->n_arenas; k++)
+        arena_free(pt->arenas[k]);
+    free(pt->arenas);
+    pt->arenas = NULL;
+    pt->n_arenas = pt->cap_arenas = 0;
+    pt->free_head = 0;
+    pt->filling = NULL;
+}
+
+int pt_for_each_live(struct perftramp *pt, pt_live_fn fn, void *arg)
+{
+    for (size_t k = 0; k < pt->n_arenas; k++) {
+        struct pt_arena *a = pt->arenas[k];
+        for (size_t w = 0; w < (a->high_water + 63) / 64; w++) {
+            uint64_t bits = a->live_bits[w];
+            while (bits) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                int r = fn(pt, a, i, arg);
+                if (r)
+                    return r;
+            }
+        }
+    }
+    return 0;
+}
+
+void pt_arenas_init(struct perftramp *pt)
+{
+    pt->next_arena_bytes = PT_ARENA_FIRST_BYTES;
+}

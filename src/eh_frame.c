@@ -1,0 +1,220 @@
+#include "eh_frame.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+void pt_cfi_advance(struct pt_buf *b, uint64_t delta)
+{
+    if (delta == 0)
+        return;
+    if (delta < 0x40) {
+        pt_buf_u8(b, (uint8_t)(DW_CFA_advance_loc | delta));
+    } else if (delta <= 0xff) {
+        pt_buf_u8(b, DW_CFA_advance_loc1);
+        pt_buf_u8(b, (uint8_t)delta);
+    } else if (delta <= 0xffff) {
+        pt_buf_u8(b, DW_CFA_advance_loc2);
+        pt_buf_u16(b, (uint16_t)delta);
+    } else {
+        pt_buf_u8(b, DW_CFA_advance_loc4);
+        pt_buf_u32(b, (uint32_t)delta);
+    }
+}
+
+/* Divides an offset by the data alignment factor, exactly. */
+static int factor(const struct pt_arch *a, int64_t off, int64_t *out)
+{
+    if (a->cie_data_align == 0 || off % a->cie_data_align) {
+        errno = EINVAL;
+        return -1;
+    }
+    *out = off / a->cie_data_align;
+    return 0;
+}
+
+int pt_cfi_op(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi *c)
+{
+    int64_t f;
+    switch (c->op) {
+    case PT_CFI_NONE:
+        return 0;
+    case PT_CFI_DEF_CFA:
+        if (c->offset >= 0) {
+            pt_buf_u8(b, DW_CFA_def_cfa);
+            pt_buf_uleb(b, c->reg);
+            pt_buf_uleb(b, (uint64_t)c->offset);
+            return 0;
+        }
+        if (factor(a, c->offset, &f) < 0)
+            return -1;
+        pt_buf_u8(b, DW_CFA_def_cfa_sf);
+        pt_buf_uleb(b, c->reg);
+        pt_buf_sleb(b, f);
+        return 0;
+    case PT_CFI_DEF_CFA_REGISTER:
+        pt_buf_u8(b, DW_CFA_def_cfa_register);
+        pt_buf_uleb(b, c->reg);
+        return 0;
+    case PT_CFI_DEF_CFA_OFFSET:
+        if (c->offset >= 0) {
+            pt_buf_u8(b, DW_CFA_def_cfa_offset);
+            pt_buf_uleb(b, (uint64_t)c->offset);
+            return 0;
+        }
+        if (factor(a, c->offset, &f) < 0)
+            return -1;
+        pt_buf_u8(b, DW_CFA_def_cfa_offset_sf);
+        pt_buf_sleb(b, f);
+        return 0;
+    case PT_CFI_OFFSET:
+        if (factor(a, c->offset, &f) < 0)
+            return -1;
+        if (f >= 0 && c->reg < 64) {
+            pt_buf_u8(b, (uint8_t)(DW_CFA_offset | c->reg));
+            pt_buf_uleb(b, (uint64_t)f);
+        } else if (f >= 0) {
+            pt_buf_u8(b, DW_CFA_offset_extended);
+            pt_buf_uleb(b, c->reg);
+            pt_buf_uleb(b, (uint64_t)f);
+        } else {
+            pt_buf_u8(b, DW_CFA_offset_extended_sf);
+            pt_buf_uleb(b, c->reg);
+            pt_buf_sleb(b, f);
+        }
+        return 0;
+    case PT_CFI_RESTORE:
+        if (c->reg < 64) {
+            pt_buf_u8(b, (uint8_t)(DW_CFA_restore | c->reg));
+        } else {
+            pt_buf_u8(b, DW_CFA_restore_extended);
+            pt_buf_uleb(b, c->reg);
+        }
+        return 0;
+    case PT_CFI_SAME_VALUE:
+        pt_buf_u8(b, DW_CFA_same_value);
+        pt_buf_uleb(b, c->reg);
+        return 0;
+    case PT_CFI_UNDEFINED:
+        pt_buf_u8(b, DW_CFA_undefined);
+        pt_buf_uleb(b, c->reg);
+        return 0;
+    case PT_CFI_NEGATE_RA_STATE:
+        pt_buf_u8(b, DW_CFA_AARCH64_negate_ra_state);
+        return 0;
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l)
+{
+    const struct pt_arch *a = l->arch;
+    size_t loc = 0;
+    for (size_t i = 0; i < a->n_insns; i++) {
+        const struct pt_insn *in = &a->insns[i];
+        if (in->cfi[0].op == PT_CFI_NONE)
+            continue;
+        size_t after = l->insn_off[i] + in->len;
+        if (after >= l->code_len)
+            continue; /* rules after the last instruction describe no code */
+        pt_cfi_advance(b, (after - loc) / a->cie_code_align);
+        loc = after;
+        for (int k = 0; k < PT_INSN_MAX_CFI && in->cfi[k].op != PT_CFI_NONE; k++)
+            if (pt_cfi_op(b, a, &in->cfi[k]) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* DW_CFA_nop up to a multiple of 8 bytes from the entry start (the
+ * offset, never the absolute address). */
+static void pad_entry(struct pt_buf *b, size_t start)
+{
+    while ((b->len - start) % 8)
+        pt_buf_u8(b, DW_CFA_nop);
+    pt_buf_set_u32(b, start, (uint32_t)(b->len - start - 4));
+}
+
+size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a)
+{
+    size_t start = b->len;
+    pt_buf_u32(b, 0);   /* length, set by pad_entry */
+    pt_buf_u32(b, 0);   /* CIE id */
+    pt_buf_u8(b, 1);    /* version */
+    pt_buf_put(b, "zR", 3);
+    pt_buf_uleb(b, a->cie_code_align);
+    pt_buf_sleb(b, a->cie_data_align);
+    pt_buf_u8(b, a->ra_column);
+    pt_buf_uleb(b, 1);  /* augmentation data length */
+    pt_buf_u8(b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
+    for (int k = 0; k < PT_INSN_MAX_CFI && a->cie_initial[k].op != PT_CFI_NONE; k++)
+        pt_cfi_op(b, a, &a->cie_initial[k]);
+    pad_entry(b, start);
+    return start;
+}
+
+size_t pt_eh_fde(struct pt_buf *b, size_t cie_off, int64_t code_rel, uint64_t range,
+                 const uint8_t *program, size_t program_len)
+{
+    size_t start = b->len;
+    pt_buf_u32(b, 0);                                   /* length */
+    pt_buf_u32(b, (uint32_t)(start + 4 - cie_off));     /* CIE pointer */
+    pt_buf_u32(b, (uint32_t)(code_rel - (int64_t)b->len)); /* pc_begin, pcrel */
+    pt_buf_u32(b, (uint32_t)range);                     /* pc_range */
+    pt_buf_uleb(b, 0);                                  /* augmentation data length */
+    pt_buf_put(b, program, program_len);
+    pad_entry(b, start);
+    return start;
+}
+
+void pt_eh_terminator(struct pt_buf *b)
+{
+    pt_buf_u32(b, 0);
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+    const struct pt_hdr_row *a = x, *b = y;
+    return (a->pc > b->pc) - (a->pc < b->pc);
+}
+
+void pt_eh_hdr(struct pt_buf *b, int64_t eh_frame_rel, struct pt_hdr_row *rows, size_t n)
+{
+    qsort(rows, n, sizeof *rows, row_cmp);
+    pt_buf_u8(b, 1);                                  /* version */
+    pt_buf_u8(b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);   /* eh_frame_ptr_enc */
+    pt_buf_u8(b, DW_EH_PE_udata4);                    /* fde_count_enc */
+    pt_buf_u8(b, DW_EH_PE_datarel | DW_EH_PE_sdata4); /* table_enc */
+    pt_buf_u32(b, (uint32_t)(eh_frame_rel - 4));      /* relative to this field */
+    pt_buf_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        pt_buf_u32(b, (uint32_t)rows[i].pc);
+        pt_buf_u32(b, (uint32_t)rows[i].fde);
+    }
+}
+
+int pt_eh_jitdump_blob(struct pt_buf *b, const struct pt_layout *l, size_t *eh_frame_size)
+{
+    struct pt_buf prog;
+    pt_buf_init(&prog, l->arch->big_endian);
+    if (pt_cfi_program(&prog, l) < 0) {
+        pt_buf_free(&prog);
+        return -1;
+    }
+    size_t base = b->len;
+    /* genelf: .text at 0, .eh_frame at ALIGN8(code_size) */
+    int64_t text_rel = -(int64_t)((l->size + 7) & ~(size_t)7);
+    size_t cie = pt_eh_cie(b, l->arch);
+    size_t fde = pt_eh_fde(b, cie, text_rel + (int64_t)base, l->size, prog.data, prog.len);
+    pt_eh_terminator(b);
+    pt_buf_free(&prog);
+    size_t eh_size = b->len - base;
+    struct pt_hdr_row row = {.pc = text_rel - (int64_t)eh_size, .fde = (int64_t)fde - (int64_t)b->len};
+    pt_eh_hdr(b, -(int64_t)eh_size, &row, 1);
+    if (b->failed) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *eh_frame_size = eh_size;
+    return 0;
+}

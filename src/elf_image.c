@@ -1,0 +1,216 @@
+#include "elf_image.h"
+
+#include "bytebuf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    EHDR_SIZE = 64,
+    SHDR_SIZE = 64,
+    SYM_SIZE = 24,
+    SHT_PROGBITS = 1,
+    SHT_SYMTAB = 2,
+    SHT_STRTAB = 3,
+    ET_REL = 1,
+};
+
+static uint64_t rd(const struct pt_elf *e, uint64_t off, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)e->data[off + (e->big_endian ? n - 1 - i : i)] << (8 * i);
+    return v;
+}
+
+int pt_elf_open(struct pt_elf *e, const void *data, size_t len, const char **why)
+{
+    const uint8_t *d = data;
+    memset(e, 0, sizeof *e);
+    if (len < EHDR_SIZE || memcmp(d, "\177ELF", 4) != 0)
+        return *why = "not an ELF file", -1;
+    if (d[4] != 2)
+        return *why = "not ELF64", -1;
+    if (d[5] != 1 && d[5] != 2)
+        return *why = "bad ELF byte order", -1;
+    e->data = d;
+    e->len = len;
+    e->big_endian = d[5] == 2;
+    e->type = (uint16_t)rd(e, 16, 2);
+    e->machine = (uint16_t)rd(e, 18, 2);
+    e->shoff = rd(e, 40, 8);
+    e->shentsize = (uint16_t)rd(e, 58, 2);
+    e->shnum = (uint16_t)rd(e, 60, 2);
+    e->shstrndx = (uint16_t)rd(e, 62, 2);
+    if (e->shentsize != SHDR_SIZE || e->shoff > len || (uint64_t)e->shnum * SHDR_SIZE > len - e->shoff ||
+        e->shstrndx >= e->shnum)
+        return *why = "section headers out of bounds", -1;
+    return 0;
+}
+
+static int section_at(const struct pt_elf *e, unsigned i, struct pt_elf_section *s)
+{
+    uint64_t h = e->shoff + (uint64_t)i * SHDR_SIZE;
+    uint64_t shstr = e->shoff + (uint64_t)e->shstrndx * SHDR_SIZE;
+    uint64_t stroff = rd(e, shstr + 24, 8), strsize = rd(e, shstr + 32, 8);
+    uint32_t name = (uint32_t)rd(e, h, 4);
+    if (stroff > e->len || strsize > e->len - stroff || name >= strsize ||
+        !memchr(e->data + stroff + name, 0, strsize - name))
+        return -1;
+    s->name = (const char *)e->data + stroff + name;
+    s->type = (uint32_t)rd(e, h + 4, 4);
+    s->flags = rd(e, h + 8, 8);
+    s->addr = rd(e, h + 16, 8);
+    uint64_t off = rd(e, h + 24, 8);
+    s->size = rd(e, h + 32, 8);
+    s->data = NULL;
+    if (s->type != 8 /* SHT_NOBITS */) {
+        if (off > e->len || s->size > e->len - off)
+            return -1;
+        s->data = e->data + off;
+    }
+    return 0;
+}
+
+int pt_elf_section(const struct pt_elf *e, const char *name, struct pt_elf_section *out)
+{
+    for (unsigned i = 1; i < e->shnum; i++) {
+        struct pt_elf_section s;
+        if (section_at(e, i, &s) == 0 && strcmp(s.name, name) == 0) {
+            *out = s;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void shdr(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
+                 uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
+{
+    pt_buf_u32(b, name);
+    pt_buf_u32(b, type);
+    pt_buf_u64(b, flags);
+    pt_buf_u64(b, addr);
+    pt_buf_u64(b, off);
+    pt_buf_u64(b, size);
+    pt_buf_u32(b, link);
+    pt_buf_u32(b, info);
+    pt_buf_u64(b, align);
+    pt_buf_u64(b, entsize);
+}
+
+static void align_to(struct pt_buf *b, size_t a)
+{
+    while (b->len % a)
+        pt_buf_u8(b, 0);
+}
+
+uint8_t *pt_elf_build(uint16_t machine, bool big_endian, const struct pt_elf_out_section *secs, size_t n_secs,
+                      const struct pt_elf_out_symbol *syms, size_t n_syms, size_t *out_len)
+{
+    struct pt_buf b, shstr, str;
+    pt_buf_init(&b, big_endian);
+    pt_buf_init(&shstr, big_endian);
+    pt_buf_init(&str, big_endian);
+    size_t nsec_total = 1 + n_secs + (n_syms ? 2 : 0) + 1; /* null, user, symtab+strtab, shstrtab */
+    uint64_t *offs = calloc(n_secs + 3, sizeof *offs);
+    uint32_t *names = calloc(n_secs + 3, sizeof *names);
+    if (!offs || !names)
+        goto oom;
+
+    /* ELF header, patched later for e_shoff */
+    static const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2, 0, 1, 0};
+    uint8_t id[16];
+    memcpy(id, ident, 16);
+    id[5] = big_endian ? 2 : 1;
+    pt_buf_put(&b, id, 16);
+    pt_buf_u16(&b, ET_REL);
+    pt_buf_u16(&b, machine);
+    pt_buf_u32(&b, 1);      /* EV_CURRENT */
+    pt_buf_u64(&b, 0);      /* entry */
+    pt_buf_u64(&b, 0);      /* phoff */
+    pt_buf_u64(&b, 0);      /* shoff, patched */
+    pt_buf_u32(&b, 0);      /* flags */
+    pt_buf_u16(&b, EHDR_SIZE);
+    pt_buf_u16(&b, 0);
+    pt_buf_u16(&b, 0);
+    pt_buf_u16(&b, SHDR_SIZE);
+    pt_buf_u16(&b, (uint16_t)nsec_total);
+    pt_buf_u16(&b, (uint16_t)(nsec_total - 1));
+
+    pt_buf_u8(&shstr, 0);
+    for (size_t i = 0; i < n_secs; i++) {
+        names[i] = (uint32_t)shstr.len;
+        pt_buf_put(&shstr, secs[i].name, strlen(secs[i].name) + 1);
+        if (secs[i].data) {
+            align_to(&b, secs[i].align ? secs[i].align : 1);
+            offs[i] = b.len;
+            pt_buf_put(&b, secs[i].data, secs[i].size);
+        } else {
+            offs[i] = b.len;
+        }
+    }
+    size_t symtab_off = 0, strtab_off = 0, symtab_len = 0;
+    if (n_syms) {
+        names[n_secs] = (uint32_t)shstr.len;
+        pt_buf_put(&shstr, ".symtab", 8);
+        names[n_secs + 1] = (uint32_t)shstr.len;
+        pt_buf_put(&shstr, ".strtab", 8);
+        pt_buf_u8(&str, 0);
+        align_to(&b, 8);
+        symtab_off = b.len;
+        for (int k = 0; k < SYM_SIZE; k++)
+            pt_buf_u8(&b, 0); /* the null symbol */
+        for (size_t i = 0; i < n_syms; i++) {
+            pt_buf_u32(&b, (uint32_t)str.len);
+            pt_buf_put(&str, syms[i].name, strlen(syms[i].name) + 1);
+            pt_buf_u8(&b, (1 << 4) | 2); /* STB_GLOBAL, STT_FUNC */
+            pt_buf_u8(&b, 0);            /* STV_DEFAULT */
+            pt_buf_u16(&b, (uint16_t)(syms[i].section + 1));
+            pt_buf_u64(&b, syms[i].value);
+            pt_buf_u64(&b, syms[i].size);
+        }
+        symtab_len = b.len - symtab_off;
+        strtab_off = b.len;
+        pt_buf_put(&b, str.data, str.len);
+    }
+    names[n_secs + 2] = (uint32_t)shstr.len;
+    pt_buf_put(&shstr, ".shstrtab", 10);
+    size_t shstr_off = b.len;
+    pt_buf_put(&b, shstr.data, shstr.len);
+
+    align_to(&b, 8);
+    size_t shoff = b.len;
+    shdr(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (size_t i = 0; i < n_secs; i++)
+        shdr(&b, names[i], secs[i].type, secs[i].flags, secs[i].addr, offs[i], secs[i].size, 0, 0,
+             secs[i].align ? secs[i].align : 1, 0);
+    if (n_syms) {
+        uint32_t strtab_index = (uint32_t)(1 + n_secs + 1);
+        shdr(&b, names[n_secs], SHT_SYMTAB, 0, 0, symtab_off, symtab_len, strtab_index, 1, 8, SYM_SIZE);
+        shdr(&b, names[n_secs + 1], SHT_STRTAB, 0, 0, strtab_off, str.len, 0, 0, 1, 0);
+    }
+    shdr(&b, names[n_secs + 2], SHT_STRTAB, 0, 0, shstr_off, shstr.len, 0, 0, 1, 0);
+    if (!b.failed) {
+        uint8_t off8[8];
+        pt_store_u64(off8, shoff, big_endian);
+        memcpy(b.data + 40, off8, 8);
+    }
+    if (b.failed || shstr.failed || str.failed)
+        goto oom;
+    free(offs);
+    free(names);
+    pt_buf_free(&shstr);
+    pt_buf_free(&str);
+    *out_len = b.len;
+    return b.data;
+oom:
+    free(offs);
+    free(names);
+    pt_buf_free(&b);
+    pt_buf_free(&shstr);
+    pt_buf_free(&str);
+    errno = ENOMEM;
+    return NULL;
+}

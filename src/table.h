@@ -1,0 +1,122 @@
+/* The shape of an architecture table: the single source of truth for a
+ * trampoline's machine code and its call-frame information.
+ *
+ * A table is a list of instructions.  Each holds its bytes, its mnemonic,
+ * an optional pc-relative fixup that points into the trampoline's data
+ * words, and the CFI rules that hold AFTER it.  The emitter lays the
+ * instructions out back to back, appends the data words (aligned to 8:
+ * the target address, then the per-trampoline tag) and derives every
+ * DW_CFA_advance_loc from the byte offsets, so code and CFI cannot drift.
+ * See docs/porting.md. */
+#ifndef PERFTRAMP_TABLE_H
+#define PERFTRAMP_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One CFI rule change.  Register numbers are DWARF numbers; offsets are
+ * in bytes (the emitter divides by the CIE's alignment factors). */
+enum pt_cfi_op {
+    PT_CFI_NONE = 0,
+    PT_CFI_DEF_CFA,           /* CFA = reg + offset */
+    PT_CFI_DEF_CFA_REGISTER,  /* CFA = reg + (same offset) */
+    PT_CFI_DEF_CFA_OFFSET,    /* CFA = (same reg) + offset */
+    PT_CFI_OFFSET,            /* reg saved at CFA + offset */
+    PT_CFI_RESTORE,           /* reg back to its CIE rule */
+    PT_CFI_SAME_VALUE,        /* reg unchanged by this frame */
+    PT_CFI_UNDEFINED,         /* reg not recoverable */
+    PT_CFI_NEGATE_RA_STATE,   /* AArch64 PAC: return address signed/unsigned */
+};
+
+struct pt_cfi {
+    uint8_t op;      /* enum pt_cfi_op */
+    uint8_t reg;     /* DWARF register number */
+    int16_t offset;  /* bytes */
+};
+
+/* pc-relative fields the emitter fills from the layout: the distance from
+ * an anchor to one of the trampoline's data words. */
+enum pt_fixup_kind {
+    PT_FIX_NONE = 0,
+    PT_FIX_X86_PCREL32,   /* le32 at byte `at`, from the end of this insn */
+    PT_FIX_A64_LDR_LIT19, /* LDR (literal) imm19 = delta/4, from this insn */
+    PT_FIX_RV_PCREL_HI20, /* AUIPC imm20 (rounded), from this insn */
+    PT_FIX_RV_PCREL_LO12, /* I-type imm12, from the PREVIOUS insn (its AUIPC) */
+    PT_FIX_PPC_DS16,      /* DS-form (ld) 16-bit, from the PREVIOUS insn's address */
+    PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
+};
+
+enum pt_data_word {
+    PT_WORD_TARGET = 0, /* the target address, written per trampoline */
+    PT_WORD_TAG = 1,    /* a per-trampoline unique tag (makes bytes unique) */
+    PT_WORD_COUNT
+};
+
+#define PT_INSN_MAX_BYTES 8
+#define PT_INSN_MAX_CFI 4
+
+struct pt_insn {
+    uint8_t len;
+    uint8_t bytes[PT_INSN_MAX_BYTES];
+    const char *text;                  /* mnemonic, for humans and tools */
+    uint8_t fixup;                     /* enum pt_fixup_kind */
+    uint8_t fixup_word;                /* enum pt_data_word */
+    uint8_t fixup_at;                  /* byte offset of the field (x86) */
+    struct pt_cfi cfi[PT_INSN_MAX_CFI]; /* rules that hold after this insn */
+};
+
+/* Helpers that keep tables readable.  Instruction words of fixed-width
+ * ISAs are written as the manuals print them and stored in the ISA's byte
+ * order. */
+#define PT_BYTES(...) .len = sizeof((uint8_t[]){__VA_ARGS__}), .bytes = {__VA_ARGS__}
+#define PT_LE32(w) PT_BYTES((uint8_t)(w), (uint8_t)((w) >> 8), (uint8_t)((w) >> 16), (uint8_t)((w) >> 24))
+#define PT_BE32(w) PT_BYTES((uint8_t)((w) >> 24), (uint8_t)((w) >> 16), (uint8_t)((w) >> 8), (uint8_t)(w))
+#define PT_BE16(h) PT_BYTES((uint8_t)((h) >> 8), (uint8_t)(h))
+#define PT_BE48(w) PT_BYTES((uint8_t)((w) >> 40), (uint8_t)((w) >> 32), (uint8_t)((w) >> 24), \
+                            (uint8_t)((w) >> 16), (uint8_t)((w) >> 8), (uint8_t)(w))
+#define PT_FIX(kind, word) .fixup = (kind), .fixup_word = (word)
+#define PT_FIX_AT(kind, word, at) .fixup = (kind), .fixup_word = (word), .fixup_at = (at)
+
+#define CFA(reg, off)       {PT_CFI_DEF_CFA, (reg), (off)}
+#define CFA_REGISTER(reg)   {PT_CFI_DEF_CFA_REGISTER, (reg), 0}
+#define CFA_OFFSET(off)     {PT_CFI_DEF_CFA_OFFSET, 0, (off)}
+#define SAVED(reg, off)     {PT_CFI_OFFSET, (reg), (off)}
+#define RESTORED(reg)       {PT_CFI_RESTORE, (reg), 0}
+#define SAME(reg)           {PT_CFI_SAME_VALUE, (reg), 0}
+#define NEGATE_RA_STATE     {PT_CFI_NEGATE_RA_STATE, 0, 0}
+#define PT_CFI(...)         .cfi = {__VA_ARGS__}
+
+struct pt_arch {
+    const char *name;         /* "x86_64", "aarch64", ... */
+    const char *clang_target; /* triple for clang --target and cross tools */
+    uint16_t elf_machine;     /* EM_* */
+    uint8_t big_endian;       /* byte order of code, data words and DWARF */
+    uint8_t needs_icache_flush;
+    uint16_t code_align;      /* start alignment of every trampoline (bytes) */
+
+    /* CIE parameters */
+    uint8_t cie_code_align;   /* code alignment factor */
+    int8_t cie_data_align;    /* data alignment factor */
+    uint8_t ra_column;        /* return address column */
+    struct pt_cfi cie_initial[PT_INSN_MAX_CFI]; /* rules at the entry point */
+
+    const struct pt_insn *insns;
+    size_t n_insns;
+
+    /* Written over a released slot so a stale call traps. */
+    uint8_t trap_len;
+    uint8_t trap[PT_INSN_MAX_BYTES];
+
+    /* DWARF register names for the registers the table uses, indexed by
+     * number; NULL where unused.  Only for display. */
+    const char *const *reg_names;
+    size_t n_reg_names;
+};
+
+/* The list of built-in tables (src/arch_list.c). */
+extern const struct pt_arch *const pt_arch_list[];
+extern const size_t pt_arch_count;
+const struct pt_arch *pt_arch_find(const char *name);
+const struct pt_arch *pt_arch_host(void); /* NULL when no table for the host */
+
+#endif
