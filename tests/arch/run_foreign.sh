@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "SKIP: not yet"; exit 77
