@@ -5,17 +5,17 @@
 #include <string.h>
 
 extern const struct pt_arch pt_arch_x86_64;
-extern const struct pt_arch pt_arch_ppc64le;
-extern const struct pt_arch pt_arch_s390x;
 extern const struct pt_arch pt_arch_aarch64;
 extern const struct pt_arch pt_arch_riscv64;
+extern const struct pt_arch pt_arch_ppc64le;
+extern const struct pt_arch pt_arch_s390x;
 
 const struct pt_arch *const pt_arch_list[] = {
     &pt_arch_x86_64,
-    &pt_arch_ppc64le,
-    &pt_arch_s390x,
     &pt_arch_aarch64,
     &pt_arch_riscv64,
+    &pt_arch_ppc64le,
+    &pt_arch_s390x,
 };
 const size_t pt_arch_count = sizeof pt_arch_list / sizeof pt_arch_list[0];
 

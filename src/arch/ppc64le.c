@@ -1,0 +1,69 @@
+/* ppc64le, 64-bit ELF V2 ABI (OpenPOWER ELFv2 ABI 1.4).
+ *
+ * Arguments arrive in r3-r10, f1-f13 and v2-v13; a hidden struct-return
+ * pointer travels in r3: the trampoline touches none of them.  It uses
+ * only r0 and r12 (volatile, "may be modified during function linkage",
+ * ELFv2 2.2.1.1) and CTR.
+ *
+ * Frame (ELFv2 2.2.2): the LR save doubleword of the CALLER's frame is at
+ * 16(r1); `stdu` allocates our 96-byte frame and stores the back chain at
+ * 0(r1) in one instruction, so back-chain unwinders always see a valid
+ * chain.  96 = the 32-byte header (back chain, CR save, LR save, TOC save)
+ * + a 64-byte parameter save area, which a variadic or unprototyped target
+ * may spill r3-r10 into; 16-byte aligned.  r2 (TOC) goes to our TOC save
+ * slot 24(r1) and comes back with `ld r2,24(r1)` right after `bctrl`: the
+ * exact pattern libgcc's ppc64 unwinder recognises to recover r2.
+ *
+ * The target's global entry point needs r12 = its own address (ELFv2
+ * 2.3.2.1): `bcl 20,31,$+4` puts the address of the next instruction in
+ * LR (BO=20 "branch always" is the form that does not unbalance the link
+ * stack, Power ISA 3.0 book II 1.8), `mflr r12` fetches it and the `ld`
+ * displacement is measured from that `mflr`.  LR is saved before `bcl`.
+ *
+ * Encodings: Power ISA 3.0B book I (mfspr/mtspr 31/339,467 with SPR 8=LR,
+ * 9=CTR; std/stdu DS-form 62/0,1; ld DS-form 58/0; bc B-form 16; bcctr
+ * XL-form 19/528; bclr 19/16; addi D-form 14; tw 31/4).  DWARF numbers:
+ * ELFv2 2.4.1 table 2-23 (r0-r31 = 0-31, LR = 65). */
+#include "../table.h"
+
+enum { R1 = 1, LR = 65, FRAME = 96, LR_SAVE = 16, EM_PPC64 = 21 };
+
+static const struct pt_insn ppc64le_insns[] = {
+    {PT_LE32(0x7c0802a6), .text = "mflr r0"},
+    {PT_LE32(0xf8010010), .text = "std r0,16(r1)", PT_CFI(SAVED(LR, LR_SAVE))},
+    {PT_LE32(0xf821ffa1), .text = "stdu r1,-96(r1)", PT_CFI(CFA_OFFSET(FRAME))},
+    {PT_LE32(0xf8410018), .text = "std r2,24(r1)"},
+    {PT_LE32(0x429f0005), .text = "bcl 20,31,$+4"},
+    {PT_LE32(0x7d8802a6), .text = "mflr r12"},
+    {PT_LE32(0xe98c0000), .text = "ld r12,target-.(r12)", PT_FIX(PT_FIX_PPC_DS16, PT_WORD_TARGET)},
+    {PT_LE32(0x7d8903a6), .text = "mtctr r12"},
+    {PT_LE32(0x4e800421), .text = "bctrl"},
+    {PT_LE32(0xe8410018), .text = "ld r2,24(r1)"},
+    {PT_LE32(0x38210060), .text = "addi r1,r1,96", PT_CFI(CFA_OFFSET(0))},
+    {PT_LE32(0xe8010010), .text = "ld r0,16(r1)"},
+    {PT_LE32(0x7c0803a6), .text = "mtlr r0", PT_CFI(RESTORED(LR))},
+    {PT_LE32(0x4e800020), .text = "blr"},
+};
+
+static const char *const ppc64le_regs[] = {
+    [0] = "r0", [R1] = "r1", [2] = "r2", [12] = "r12", [LR] = "lr",
+};
+
+const struct pt_arch pt_arch_ppc64le = {
+    .name = "ppc64le",
+    .clang_target = "powerpc64le-linux-gnu",
+    .elf_machine = EM_PPC64,
+    .big_endian = 0,
+    .needs_icache_flush = 1, /* separate, non-coherent instruction cache */
+    .code_align = 16,        /* instructions need 4, the literal 8 */
+    .cie_code_align = 4,
+    .cie_data_align = -8,
+    .ra_column = LR,
+    .cie_initial = {CFA(R1, 0)},
+    .insns = ppc64le_insns,
+    .n_insns = sizeof ppc64le_insns / sizeof ppc64le_insns[0],
+    .trap_len = 4,
+    .trap = {0x08, 0x00, 0xe0, 0x7f}, /* trap (tw 31,0,0 = 0x7fe00008) */
+    .reg_names = ppc64le_regs,
+    .n_reg_names = sizeof ppc64le_regs / sizeof ppc64le_regs[0],
+};
