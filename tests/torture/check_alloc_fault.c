@@ -1,0 +1,182 @@
+/* Allocation failure at every allocation site reached by perftramp_open
+ * and perftramp_wrap: the call returns NULL with ENOMEM (or, for an
+ * output that fails while recording, disables that output as documented),
+ * nothing leaks, nothing crashes, and the context stays usable. */
+#include "fault_alloc.h"
+#include "torture.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Outputs exercised: none, then each output this build supports. */
+static const unsigned output_sets[] = {0, PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND, PERFTRAMP_GDB,
+                                       PERFTRAMP_ALL};
+#define N_SETS (sizeof output_sets / sizeof output_sets[0])
+
+static char *scratch;
+
+static perftramp *open_with(unsigned outputs)
+{
+    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = scratch};
+    return perftramp_open(&o);
+}
+
+/* An output set this build cannot open (a stub, ENOTSUP) is skipped. */
+static bool supported(unsigned outputs)
+{
+    perftramp *pt = open_with(outputs);
+    if (!pt) {
+        ck_assert_msg(errno == ENOTSUP, "open(outputs=%#x) without faults: errno %d", outputs, errno);
+        printf("SKIP outputs=%#x: not supported by this build (ENOTSUP)\n", outputs);
+        return false;
+    }
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    return true;
+}
+
+static void wrap_works(perftramp *pt, unsigned k)
+{
+    perftramp_fn t = perftramp_wrap(pt, TT_FN(k), "after-fault");
+    ck_assert_msg(t != NULL, "wrap after a fault: errno %d", errno);
+    ck_assert_int_eq(tt_call(t, 12, 34), tt_expect(k, 12, 34));
+    ck_assert_int_eq(perftramp_release(pt, t), 0);
+}
+
+START_TEST(open_fails_cleanly)
+{
+    unsigned outputs = output_sets[_i];
+    if (!supported(outputs))
+        return;
+    size_t before = fa_live();
+    unsigned long sites = 0;
+    for (unsigned long n = 1;; n++) {
+        fa_arm(n);
+        errno = 0;
+        perftramp *pt = open_with(outputs);
+        int e = errno;
+        bool fired = fa_fired();
+        fa_disarm();
+        if (!fired) {
+            ck_assert_msg(pt != NULL, "open without a fault failed: errno %d", e);
+            sites = n - 1;
+            wrap_works(pt, (unsigned)n);
+            ck_assert_int_eq(perftramp_close(pt), 0);
+            break;
+        }
+        if (pt) {
+            /* an allocation the open can do without (none expected) */
+            wrap_works(pt, (unsigned)n);
+            ck_assert_int_eq(perftramp_close(pt), 0);
+        } else {
+            ck_assert_msg(e == ENOMEM, "open(outputs=%#x), allocation %lu failed: errno %d, want ENOMEM", outputs,
+                          n, e);
+        }
+        ck_assert_msg(fa_live() == before, "open(outputs=%#x), allocation %lu failed: %zu blocks leaked", outputs,
+                      n, fa_live() - before);
+    }
+    ck_assert_uint_gt(sites, 0);
+    printf("open(outputs=%#x): %lu allocation sites, each failed once\n", outputs, sites);
+}
+END_TEST
+
+/* Fails each allocation of the wrap that happens after `prefill` wraps
+ * (0: the first wrap, which creates the first arena; a full arena: the
+ * wrap that creates the second). */
+static void wrap_faults(unsigned outputs, size_t prefill)
+{
+    size_t before = fa_live();
+    unsigned long sites = 0;
+    for (unsigned long n = 1;; n++) {
+        perftramp *pt = open_with(outputs);
+        ck_assert_ptr_nonnull(pt);
+        perftramp_fn *keep = calloc(prefill + 1, sizeof *keep);
+        for (size_t i = 0; i < prefill; i++)
+            ck_assert_ptr_nonnull(keep[i] = perftramp_wrap(pt, TT_FN((unsigned)i), "prefill"));
+        fa_arm(n);
+        errno = 0;
+        perftramp_fn t = perftramp_wrap(pt, TT_FN(1), "faulted");
+        int e = errno;
+        bool fired = fa_fired();
+        fa_disarm();
+        if (t) {
+            ck_assert_int_eq(tt_call(t, 5, 6), tt_expect(1, 5, 6));
+        } else {
+            ck_assert_msg(fired, "wrap failed without a fault: errno %d", e);
+            ck_assert_msg(e == ENOMEM, "wrap(outputs=%#x, after %zu), allocation %lu failed: errno %d, want ENOMEM",
+                          outputs, prefill, n, e);
+        }
+        /* a failing output is disabled with the allocation's errno */
+        for (unsigned bit = 1; bit <= PERFTRAMP_GDB; bit <<= 1) {
+            int oe = perftramp_output_error(pt, bit);
+            ck_assert_msg(oe == 0 || (fired && oe == ENOMEM), "output %#x error %d", bit, oe);
+        }
+        /* the context is usable: old and new trampolines work */
+        for (size_t i = 0; i < prefill; i += 97)
+            ck_assert_int_eq(tt_call(keep[i], 1, 2), tt_expect((unsigned)i, 1, 2));
+        wrap_works(pt, (unsigned)n);
+        wrap_works(pt, (unsigned)n + 1);
+        if (t)
+            ck_assert_int_eq(perftramp_release(pt, t), 0);
+        ck_assert_int_eq(perftramp_close(pt), 0);
+        free(keep);
+        ck_assert_msg(fa_live() == before, "wrap(outputs=%#x, after %zu), allocation %lu failed: %zu blocks leaked",
+                      outputs, prefill, n, fa_live() - before);
+        if (!fired) {
+            sites = n - 1;
+            break;
+        }
+    }
+    printf("wrap(outputs=%#x, after %zu wraps): %lu allocation sites, each failed once\n", outputs, prefill, sites);
+}
+
+/* How many wraps fill the first arena: the first wrap that lands before
+ * the previous one or more than a stride past it opened a new arena. */
+static size_t first_arena_slots(unsigned outputs)
+{
+    perftramp *pt = open_with(outputs);
+    ck_assert_ptr_nonnull(pt);
+    uintptr_t first = (uintptr_t)perftramp_wrap(pt, TT_FN(0), "probe");
+    uintptr_t prev = (uintptr_t)perftramp_wrap(pt, TT_FN(0), "probe");
+    uintptr_t stride = prev - first;
+    size_t n = 2;
+    for (;; n++) {
+        uintptr_t t = (uintptr_t)perftramp_wrap(pt, TT_FN(0), "probe");
+        ck_assert(t);
+        if (t != prev + stride)
+            break;
+        prev = t;
+    }
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    return n;
+}
+
+START_TEST(wrap_fails_cleanly)
+{
+    unsigned outputs = output_sets[_i];
+    if (!supported(outputs))
+        return;
+    wrap_faults(outputs, 0);                          /* first arena */
+    wrap_faults(outputs, 1);                          /* a wrap that needs no new arena */
+    wrap_faults(outputs, first_arena_slots(outputs)); /* the second arena */
+}
+END_TEST
+
+int main(void)
+{
+    scratch = tt_mkdtemp();
+    Suite *s = suite_create("alloc_fault");
+    TCase *tc = tcase_create("every_site");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, open_fails_cleanly, 0, (int)N_SETS);
+    tcase_add_loop_test(tc, wrap_fails_cleanly, 0, (int)N_SETS);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    tt_rmtree(scratch);
+    free(scratch);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
