@@ -45,10 +45,12 @@ bool pt_eh_read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
         if (p >= end)
             return false;
         uint8_t byte = *p++;
+        if (shift == 63 && (byte & 0x7e))
+            return false; /* does not fit in 64 bits */
         if (shift < 64)
             v |= (uint64_t)(byte & 0x7f) << shift;
         else if (byte & 0x7f)
-            return false; /* does not fit */
+            return false;
         shift += 7;
         if (!(byte & 0x80))
             break;

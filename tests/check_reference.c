@@ -1,0 +1,316 @@
+/* The reference cross-check.  For every built-in table with a reference
+ * object tests/ref/<arch>.S, assemble the reference with clang and with GNU
+ * as, link it (resolving pc-relative relocations), and require:
+ *   - .text bytes == the table's bytes (data words and padding masked);
+ *   - the CFA and register rules at every instruction boundary == those of
+ *     the FDE perftramp emits, decoded by our decoder;
+ *   - the same, decoded by readelf --debug-dump=frames-interp. */
+#include "eh_decode.h"
+#include "eh_frame.h"
+#include "elf_image.h"
+#include "layout.h"
+#include "readelf_rows.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_ROWS 64
+
+static char workdir[256];
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+static bool have_tool(const char *tool)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", tool);
+    return system(cmd) == 0;
+}
+
+static int run(const char *cmd)
+{
+    int st = system(cmd);
+    return st == 0 ? 0 : -1;
+}
+
+static void *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* Rows of the first FDE that starts at `pc` in an .eh_frame. */
+struct fde_rows {
+    uint64_t pc;
+    struct pt_eh_ctx *ctx;
+    struct pt_row rows[MAX_ROWS];
+    int n;
+    uint64_t range;
+};
+
+static int take_rows(void *arg, const struct pt_cie *cie, const struct pt_fde *fde)
+{
+    struct fde_rows *fr = arg;
+    if (fde->pc_begin != fr->pc)
+        return 0;
+    fr->n = pt_eh_rows(fr->ctx, cie, fde, fr->rows, MAX_ROWS);
+    fr->range = fde->pc_range;
+    return 1;
+}
+
+static int rows_of(const uint8_t *eh, size_t len, uint64_t eh_addr, bool be, uint64_t pc, struct fde_rows *fr,
+                   char *err, size_t errlen)
+{
+    struct pt_eh_ctx ctx = {.data = eh, .len = len, .address = eh_addr, .big_endian = be, .addr_size = 8};
+    memset(fr, 0, sizeof *fr);
+    fr->pc = pc;
+    fr->ctx = &ctx;
+    fr->n = -2;
+    int r = pt_eh_walk(&ctx, take_rows, fr, NULL, NULL);
+    if (r < 0 || fr->n < 0) {
+        snprintf(err, errlen, "%s", fr->n == -2 && r >= 0 ? "no FDE for the code" : ctx.error);
+        return -1;
+    }
+    return 0;
+}
+
+static const struct pt_row *row_at(const struct fde_rows *fr, uint64_t off)
+{
+    const struct pt_row *r = &fr->rows[0];
+    for (int i = 0; i < fr->n && fr->rows[i].loc <= off; i++)
+        r = &fr->rows[i];
+    return r;
+}
+
+/* Describes a row difference at `off`, or returns false when equal. */
+static bool rows_differ(const struct pt_row *a, const struct pt_row *b, char *why, size_t len)
+{
+    if (a->cfa_reg != b->cfa_reg || a->cfa_offset != b->cfa_offset || a->cfa_expression != b->cfa_expression) {
+        snprintf(why, len, "CFA r%u%+lld vs r%u%+lld", a->cfa_reg, (long long)a->cfa_offset, b->cfa_reg,
+                 (long long)b->cfa_offset);
+        return true;
+    }
+    if (a->ra_signed != b->ra_signed) {
+        snprintf(why, len, "return address signing state %d vs %d", a->ra_signed, b->ra_signed);
+        return true;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const struct pt_row *x = pass ? b : a, *y = pass ? a : b;
+        for (size_t i = 0; i < x->n_rules; i++) {
+            const struct pt_reg_rule *rx = &x->rules[i], *ry = pt_row_rule(y, rx->reg);
+            if (!ry || ry->kind != rx->kind || ry->offset != rx->offset) {
+                snprintf(why, len, "register %u: rule %d%+lld vs %s", rx->reg, rx->kind, (long long)rx->offset,
+                         ry ? "a different rule" : "none");
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Our side: the table's code and its emitted FDE, in an ELF readelf reads. */
+struct ours {
+    struct pt_layout l;
+    struct pt_buf eh;
+    char elf_path[300];
+};
+
+enum { OUR_TEXT = 0x10000, OUR_EH = 0x20000 };
+
+static void build_ours(const struct pt_arch *arch, struct ours *o)
+{
+    const char *why = NULL;
+    ck_assert_msg(pt_layout_build(&o->l, arch, &why) == 0, "%s: layout: %s", arch->name, why);
+    struct pt_buf prog;
+    pt_buf_init(&prog, arch->big_endian);
+    pt_buf_init(&o->eh, arch->big_endian);
+    ck_assert_int_eq(pt_cfi_program(&prog, &o->l), 0);
+    size_t cie = pt_eh_cie(&o->eh, arch);
+    pt_eh_fde(&o->eh, cie, (int64_t)OUR_TEXT - OUR_EH, o->l.size, prog.data, prog.len);
+    pt_eh_terminator(&o->eh);
+    pt_buf_free(&prog);
+    ck_assert(!o->eh.failed);
+    struct pt_elf_out_section secs[] = {
+        {".text", 1, 0x6 /* ALLOC|EXECINSTR */, OUR_TEXT, o->l.bytes, o->l.size, 16},
+        {".eh_frame", 1, 0x2 /* ALLOC */, OUR_EH, o->eh.data, o->eh.len, 8},
+    };
+    size_t len;
+    uint8_t *img = pt_elf_build(arch->elf_machine, arch->big_endian, secs, 2, NULL, 0, &len);
+    ck_assert_ptr_nonnull(img);
+    snprintf(o->elf_path, sizeof o->elf_path, "%s/%s-ours.o", workdir, arch->name);
+    FILE *f = fopen(o->elf_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(img, 1, len, f), len);
+    fclose(f);
+    free(img);
+}
+
+/* Assembles and links the reference with one toolchain; compares. Returns
+ * 1 when compared, 0 when the toolchain is missing. */
+static int check_toolchain(const struct pt_arch *arch, struct ours *o, const char *label, const char *assemble,
+                           const char *ld, const char *readelf)
+{
+    char src[512], obj[400], so[400], cmd[2048], err[256];
+    snprintf(src, sizeof src, "%s/tests/ref/%s.S", env_or("PT_SRCDIR", "."), arch->name);
+    snprintf(obj, sizeof obj, "%s/%s-%s.o", workdir, arch->name, label);
+    snprintf(so, sizeof so, "%s/%s-%s.so", workdir, arch->name, label);
+    snprintf(cmd, sizeof cmd, "%s -o '%s' '%s'", assemble, obj, src);
+    ck_assert_msg(run(cmd) == 0, "%s: %s failed: %s", arch->name, label, cmd);
+    snprintf(cmd, sizeof cmd, "%s -shared --no-relax -o '%s' '%s' 2>/dev/null", ld, so, obj);
+    ck_assert_msg(run(cmd) == 0, "%s: link failed: %s", arch->name, cmd);
+
+    size_t len;
+    uint8_t *img = slurp(so, &len);
+    ck_assert_ptr_nonnull(img);
+    struct pt_elf e;
+    const char *why = "";
+    ck_assert_msg(pt_elf_open(&e, img, len, &why) == 0, "%s: %s", so, why);
+    ck_assert_uint_eq(e.machine, arch->elf_machine);
+    ck_assert_int_eq(e.big_endian, arch->big_endian);
+    struct pt_elf_section text, eh;
+    ck_assert_msg(pt_elf_section(&e, ".text", &text) == 0, "%s: no .text", so);
+    ck_assert_msg(pt_elf_section(&e, ".eh_frame", &eh) == 0, "%s: no .eh_frame", so);
+
+    /* 1. bytes, with data words and alignment padding masked */
+    ck_assert_msg(text.size >= o->l.size, "%s %s: .text is %llu bytes, table lays out %zu", arch->name, label,
+                  (unsigned long long)text.size, o->l.size);
+    for (size_t i = 0; i < o->l.code_len; i++) {
+        size_t k = 0;
+        while (k + 1 < arch->n_insns && o->l.insn_off[k + 1] <= i)
+            k++;
+        ck_assert_msg(text.data[i] == o->l.bytes[i],
+                      "%s %s: byte %zu differs (ref 0x%02x, table 0x%02x) in instruction %zu \"%s\"", arch->name,
+                      label, i, text.data[i], o->l.bytes[i], k, arch->insns[k].text);
+    }
+
+    /* 2. rules at every instruction boundary, our decoder on both sides */
+    struct fde_rows ref, mine;
+    ck_assert_msg(rows_of(eh.data, eh.size, eh.addr, arch->big_endian, text.addr, &ref, err, sizeof err) == 0,
+                  "%s %s: reference .eh_frame: %s", arch->name, label, err);
+    ck_assert_msg(rows_of(o->eh.data, o->eh.len, OUR_EH, arch->big_endian, OUR_TEXT, &mine, err, sizeof err) == 0,
+                  "%s: emitted .eh_frame: %s", arch->name, err);
+    for (size_t i = 0; i < arch->n_insns; i++) {
+        uint64_t off = o->l.insn_off[i];
+        char why_rows[200];
+        ck_assert_msg(!rows_differ(row_at(&ref, off), row_at(&mine, off), why_rows, sizeof why_rows),
+                      "%s %s: rules differ at offset %llu (before \"%s\"): reference vs table: %s", arch->name,
+                      label, (unsigned long long)off, arch->insns[i].text, why_rows);
+    }
+
+    /* 3. readelf as the second opinion */
+    if (readelf) {
+        struct re_table rt, mt;
+        ck_assert_msg(readelf_fde_rows(readelf, so, text.addr, &rt, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(readelf_fde_rows(readelf, o->elf_path, OUR_TEXT, &mt, err, sizeof err) == 0, "%s", err);
+        for (size_t i = 0; i < arch->n_insns; i++) {
+            uint64_t off = o->l.insn_off[i];
+            for (int side = 0; side < 2; side++) {
+                const struct re_table *cols = side ? &mt : &rt;
+                for (size_t c = 0; c < cols->n_cols; c++) {
+                    const char *a = readelf_cell_at(&rt, cols->cols[c], off);
+                    const char *b = readelf_cell_at(&mt, cols->cols[c], off);
+                    ck_assert_msg(strcmp(a, b) == 0,
+                                  "%s %s: readelf disagrees at offset %llu column %s: reference %s, table %s",
+                                  arch->name, label, (unsigned long long)off, cols->cols[c], a, b);
+                }
+            }
+        }
+    }
+    free(img);
+    return 1;
+}
+
+START_TEST(every_table_matches_its_reference)
+{
+    const struct pt_arch *arch = pt_arch_list[_i];
+    char src[512];
+    snprintf(src, sizeof src, "%s/tests/ref/%s.S", env_or("PT_SRCDIR", "."), arch->name);
+    struct stat st;
+    ck_assert_msg(stat(src, &st) == 0, "%s: every table needs its reference %s", arch->name, src);
+
+    bool host = strcmp(arch->name, env_or("PT_HOST_ARCH", "")) == 0;
+    char clang_cmd[300], gas_cmd[300], ld[200], readelf[200], tool[200];
+    snprintf(clang_cmd, sizeof clang_cmd, "clang --target=%s -c", arch->clang_target);
+    snprintf(tool, sizeof tool, "%s-as", arch->clang_target);
+    if (host)
+        snprintf(gas_cmd, sizeof gas_cmd, "%s -c", env_or("PT_CC", "cc"));
+    else
+        snprintf(gas_cmd, sizeof gas_cmd, "%s", tool);
+    bool have_gas = host || have_tool(tool);
+    snprintf(ld, sizeof ld, "%s-ld", arch->clang_target);
+    if (!have_tool(ld))
+        snprintf(ld, sizeof ld, "%s", host ? "ld" : "");
+    snprintf(readelf, sizeof readelf, "readelf");
+
+    struct ours o;
+    build_ours(arch, &o);
+    int done = 0;
+    if (!*ld) {
+        printf("SKIP: reference %s: no linker %s-ld (install binutils-%s)\n", arch->name, arch->clang_target,
+               arch->clang_target);
+    } else {
+        if (have_tool("clang"))
+            done += check_toolchain(arch, &o, "clang", clang_cmd, ld, readelf);
+        else
+            printf("SKIP: reference %s: clang not installed\n", arch->name);
+        if (have_gas)
+            done += check_toolchain(arch, &o, "gas", gas_cmd, ld, readelf);
+        else
+            printf("SKIP: reference %s: %s not installed\n", arch->name, tool);
+    }
+    /* the host must always be proven by both toolchains */
+    if (host)
+        ck_assert_int_eq(done, 2);
+    printf("reference %-8s: %zu instructions, %zu bytes, .eh_frame %zu bytes: %s\n", arch->name, arch->n_insns,
+           o.l.size, o.eh.len,
+           done == 2 ? "bytes + rules at every boundary == clang and gas (our decoder and readelf)"
+                     : done == 1 ? "checked against one toolchain only" : "NOT CHECKED (toolchain missing)");
+    fflush(stdout);
+    pt_buf_free(&o.eh);
+}
+END_TEST
+
+int main(void)
+{
+    snprintf(workdir, sizeof workdir, "%s", "/tmp/perftramp-ref-XXXXXX");
+    if (!mkdtemp(workdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    Suite *s = suite_create("reference");
+    TCase *t = tcase_create("tables");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, every_table_matches_its_reference, 0, (int)pt_arch_count);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_set_fork_status(r, CK_NOFORK);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", workdir);
+    return failed ? 1 : 0;
+}
