@@ -1,0 +1,79 @@
+/* Memory per live trampoline: executable memory plus metadata (slot
+ * bitmaps, names, arena bookkeeping), over 1M live trampolines.
+ *
+ * The figure is the growth of the process's resident set (/proc/self/statm,
+ * i.e. the Rss of every mapping: the libffi arenas and the malloc heap)
+ * divided by the number of trampolines.  Untouched reserve at the end of
+ * the last arena costs no memory and is not counted; the notes give the
+ * virtual growth and malloc's own count too. */
+#include "bench.h"
+
+#include "perftramp.h"
+
+#include <malloc.h>
+
+static long bench_target(long x)
+{
+    return x + 1;
+}
+
+struct mem {
+    double rss, vsz;  /* bytes */
+    double heap;      /* malloc: bytes in use (arena chunks + mmapped chunks) */
+};
+
+static void read_mem(struct mem *m)
+{
+    long size = 0, resident = 0, page = sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld %ld", &size, &resident) != 2) {
+        perror("/proc/self/statm");
+        exit(1);
+    }
+    fclose(f);
+    struct mallinfo2 mi = mallinfo2();
+    m->rss = (double)resident * (double)page;
+    m->vsz = (double)size * (double)page;
+    m->heap = (double)(mi.uordblks + mi.hblkhd);
+}
+
+static void measure(const char *key, unsigned outputs, size_t n)
+{
+    char *names = bench_names(n, BENCH_NAME_STRIDE);
+    char dir[256];
+    if (!bench_mkdtemp(dir, sizeof dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir};
+    perftramp *pt = perftramp_open(&o);
+    if (!pt) {
+        bench_na(key, errno == ENOTSUP ? "ENOTSUP" : strerror(errno));
+        bench_rmdir(dir);
+        free(names);
+        return;
+    }
+    struct mem before, after;
+    read_mem(&before);
+    for (size_t i = 0; i < n; i++)
+        if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
+            perror("perftramp_wrap");
+            exit(1);
+        }
+    read_mem(&after);
+    double per = (after.rss - before.rss) / (double)n;
+    bench_value(key, "%.1f", per);
+    bench_note("%s: %zu live trampolines: resident +%.1f B, virtual +%.1f B, malloc +%.1f B per trampoline", key, n,
+               per, (after.vsz - before.vsz) / (double)n, (after.heap - before.heap) / (double)n);
+    perftramp_close(pt);
+    bench_rmdir(dir);
+    free(names);
+}
+
+int main(void)
+{
+    size_t n = bench_quick() ? 50000 : 1000000;
+    measure("bytes_per_trampoline_none", 0, n);
+    measure("bytes_per_trampoline_jitdump", PERFTRAMP_JITDUMP, n);
+    return 0;
+}

@@ -1,0 +1,149 @@
+#!/bin/bash
+# `make bench`: runs every benchmark, prints one `key: value` line per
+# metric (or `key: n/a (reason)`), and writes a Markdown table with the
+# machine, the date and the commit to bench/results.md in the build
+# directory (bench/results-quick.md with BENCH_QUICK=1).
+#
+# Environment (set by mk/bench.am): PT_SRCDIR, PT_BUILDDIR, PT_CC,
+# BENCH_CPPFLAGS, BENCH_CFLAGS, BENCH_LIBS (to build bench/unwind_cost.c,
+# which the unwind work owns), BENCH_QUICK=1 for a smoke run.
+set -u
+src=${PT_SRCDIR:?} build=${PT_BUILDDIR:?}
+quick=${BENCH_QUICK:-0}
+[ "$quick" = 0 ] && quick=
+bin=$build/bench
+log=$(mktemp "${TMPDIR:-/tmp}/perftramp-bench-log.XXXXXX")
+trap 'rm -f "$log" "$log".*' EXIT
+export PT_SRCDIR PT_BUILDDIR PT_CC BENCH_QUICK
+
+keys="wrap_ns_none wrap_ns_perfmap wrap_ns_jitdump wrap_ns_all write_floor_ns jitdump_vs_floor
+naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns bytes_per_trampoline_none
+bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k"
+
+# stage NAME TIMEOUT CMD...: runs one benchmark, keeps its `key: value` and
+# `# note` lines; a crash or timeout is recorded as a note.
+stage() {
+    local name=$1 limit=$2
+    shift 2
+    echo "bench: $name" >&2
+    local t0=$SECONDS
+    timeout "$limit" "$@" >"$log.out" 2>"$log.err"
+    local rc=$?
+    grep -E '^(# |[a-z0-9_]+: )' "$log.out" >>"$log"
+    if [ $rc -ne 0 ]; then
+        echo "# $name: exit $rc$( [ $rc = 124 ] && echo ' (timeout)'): $(tail -n 3 "$log.err" | tr '\n' ' ')" >>"$log"
+    fi
+    echo "# $name: $((SECONDS - t0)) s" >>"$log"
+}
+
+value() { # the numeric value of a key, empty when n/a or missing
+    sed -n "s/^$1: \([0-9.eE+-]*\)\$/\1/p" "$log" | tail -n 1
+}
+
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b }'; }
+
+stage wrap 600 "$bin/bench_wrap"
+stage naive 300 "$bin/bench_naive"
+stage call 300 "$bin/bench_call" wall
+
+# call_extra_instructions: callgrind's Ir with collection on only inside
+# loop_tramp, minus only inside loop_direct, per call.
+n_calls=$([ -n "$quick" ] && echo 10000 || echo 1000000)
+if command -v valgrind >/dev/null 2>&1; then
+    echo "bench: callgrind" >&2
+    ir() {
+        valgrind --tool=callgrind --toggle-collect="$1" --callgrind-out-file="$log.cg" \
+            "$bin/bench_call" count "$n_calls" >/dev/null 2>"$log.err" || return 1
+        sed -n 's/^totals: *\([0-9]*\).*/\1/p;s/^summary: *\([0-9]*\).*/\1/p' "$log.cg" | head -n 1
+    }
+    d=$(ir loop_direct) t=$(ir loop_tramp)
+    if [ -n "$d" ] && [ -n "$t" ]; then
+        awk -v d="$d" -v t="$t" -v n="$n_calls" 'BEGIN {
+            printf "call_extra_instructions: %.2f\n", (t - d) / n
+            printf "# call_extra_instructions: Ir %d through the trampoline, %d direct, %d calls each\n", t, d, n }' >>"$log"
+    else
+        echo "call_extra_instructions: n/a (callgrind failed: $(tail -n 1 "$log.err"))" >>"$log"
+    fi
+else
+    echo "call_extra_instructions: n/a (valgrind not installed)" >>"$log"
+fi
+
+stage memory 600 "$bin/bench_memory"
+
+# Benchmarks other areas own: run them when they exist.
+if [ -f "$src/bench/unwind_cost.c" ]; then
+    echo "bench: building unwind_cost" >&2
+    # shellcheck disable=SC2086
+    if ${PT_CC:-cc} $BENCH_CPPFLAGS $BENCH_CFLAGS -o "$bin/unwind_cost" "$src/bench/unwind_cost.c" \
+        $BENCH_LIBS 2>"$log.err"; then
+        stage unwind_cost 600 "$bin/unwind_cost"
+    else
+        echo "unwind_ratio_1M_vs_100: n/a (bench/unwind_cost.c does not build: $(head -n 1 "$log.err"))" >>"$log"
+    fi
+else
+    echo "unwind_ratio_1M_vs_100: n/a (bench/unwind_cost.c not written yet)" >>"$log"
+fi
+if [ -f "$src/bench/gdb_bt_time.sh" ]; then
+    stage gdb_bt 600 bash "$src/bench/gdb_bt_time.sh"
+else
+    echo "gdb_bt_s_10k: n/a (bench/gdb_bt_time.sh not written yet)" >>"$log"
+fi
+if [ -f "$src/bench/python_overhead.sh" ]; then
+    stage python_overhead 900 bash "$src/bench/python_overhead.sh"
+fi
+
+# Derived ratios.
+r=$(ratio "$(value wrap_ns_jitdump)" "$(value write_floor_ns)")
+echo "jitdump_vs_floor: ${r:-n/a (needs wrap_ns_jitdump and write_floor_ns)}" >>"$log"
+r=$(ratio "$(value naive_ns)" "$(value wrap_ns_perfmap)")
+echo "naive_vs_perftramp: ${r:-n/a (needs wrap_ns_perfmap)}" >>"$log"
+
+# Targets from the bench issue (x86-64 for the instruction count).
+target() {
+    case $1 in
+    call_extra_instructions) echo "<= 6" ;; call_ratio_100ns) echo "<= 1.03" ;;
+    jitdump_vs_floor) echo "<= 1.5" ;; wrap_ns_none) echo "<= 100" ;;
+    bytes_per_trampoline_none) echo "<= 48" ;; unwind_ratio_1M_vs_100) echo "<= 1.3" ;;
+    naive_vs_perftramp) echo ">= 3" ;; *) echo "" ;;
+    esac
+}
+met() { # key value -> yes/no/-
+    local t
+    t=$(target "$1")
+    if [ -z "$t" ] || [ -z "$2" ]; then echo "-"; return; fi
+    awk -v v="$2" -v op="${t% *}" -v lim="${t#* }" 'BEGIN {
+        ok = (op == "<=") ? (v <= lim) : (v >= lim); print ok ? "yes" : "**no**" }'
+}
+
+line_of() { grep -E "^$1: " "$log" | tail -n 1; }
+for k in $keys; do
+    l=$(line_of "$k")
+    echo "${l:-$k: n/a (benchmark did not report it)}"
+done
+
+out=$build/bench/results$([ -n "$quick" ] && echo -quick).md
+commit=${BENCH_COMMIT:-$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+dirty=$(git -C "$src" status --porcelain -- src include bench 2>/dev/null | grep -q . && echo " (+ uncommitted changes)")
+{
+    echo "# perftramp benchmarks"
+    echo
+    echo "- machine: $(uname -srm), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- commit: $commit$dirty"
+    echo "- mode: $([ -n "$quick" ] && echo 'quick (BENCH_QUICK=1: fewer iterations, figures are NOT meaningful)' || echo full)"
+    echo "- reproduce: \`make bench\` in a build directory"
+    echo
+    echo "| metric | value | target | met |"
+    echo "|---|---|---|---|"
+    for k in $keys; do
+        l=$(line_of "$k")
+        v=${l#*: }
+        echo "| \`$k\` | ${v:-n/a} | $(target "$k") | $(met "$k" "$(value "$k")") |"
+    done
+    echo
+    echo "Details:"
+    echo
+    grep -E '^# ' "$log" | sed 's/^# /- /'
+    grep -E '^[a-z0-9_]+: ' "$log" | grep -vE "^($(echo $keys | tr ' ' '|')): " | sed 's/^/- /'
+} >"$out"
+echo "bench: wrote $out" >&2
