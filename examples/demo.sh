@@ -1,0 +1,200 @@
+#!/bin/sh
+# make demo: a real perf profile of an interpreted program.
+#
+# Runs a tiny script (examples/tiny) under perf twice:
+#   1. jitdump + DWARF:  perf record -k 1 --call-graph dwarf, perf inject --jit
+#   2. perf map + frame pointers:  perf record --call-graph fp
+# and prints the part of each profile worth reading: the share of every
+# interpreted function (tiny::<name>, one trampoline each) and its callers.
+# Without a usable perf it says why and shows the perf map and the jitdump
+# summary instead.  Everything it writes lives in one temporary directory
+# (perf data, jit dump, jitted-*.so, perf's build-id cache), removed at exit;
+# the /tmp/perf-<pid>.map files it causes are removed too.
+#
+# Environment: PT_SRCDIR, PT_BUILDDIR (set by make), DEMO_SCRIPT (a .tiny
+# file, default examples/tiny/hot.tiny), PERF (default perf).
+set -u
+
+srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${PT_BUILDDIR:-$srcdir}
+tiny=$builddir/examples/tiny/tiny
+script=${DEMO_SCRIPT:-$srcdir/examples/tiny/hot.tiny}
+perf=${PERF:-perf}
+freq=999
+
+die() {
+    echo "demo: $*" >&2
+    exit 1
+}
+
+[ -x "$tiny" ] || die "$tiny is not built (run make first)"
+[ -r "$script" ] || die "cannot read $script"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-demo.XXXXXX") || die "mktemp failed"
+maps=
+cleanup() {
+    for m in $maps; do rm -f "$m"; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# perf's own files go to the temporary directory: its build-id cache
+# (--buildid-dir) and anything it keeps under $HOME.
+mkdir -p "$tmp/home" "$tmp/debug"
+perf_cmd() {
+    HOME=$tmp/home "$perf" --buildid-dir "$tmp/debug" "$@"
+}
+
+# Runs the script with pid written to $tmp/$1.pid; the rest of the
+# arguments prefix the command (perf record ...).  The interpreter's own
+# output goes to $tmp/$1.out.
+run_tiny() {
+    tag=$1
+    shift
+    "$@" sh -c 'echo $$ > "$0"; exec "$1" "$2"' "$tmp/$tag.pid" "$tiny" "$script" \
+        > "$tmp/$tag.out" 2> "$tmp/$tag.err"
+    rc=$?
+    pid=$(cat "$tmp/$tag.pid" 2>/dev/null)
+    [ -n "$pid" ] && maps="$maps /tmp/perf-$pid.map"
+    if [ $rc -ne 0 ]; then
+        cat "$tmp/$tag.err" >&2
+        die "the run ($tag) failed with status $rc"
+    fi
+    grep -v '^\[ perf record' "$tmp/$tag.err" >&2
+    return 0
+}
+
+# A profile's views.  $1: perf.data to read.
+#  share:  inclusive share of every tiny:: function (perf report --children)
+#  stacks: each sample's stack reduced to main() and the tiny:: frames,
+#          root first, counted (from perf script); shows who calls whom
+#  sample: one full raw call chain, as perf unwound it
+show_profile() {
+    data=$1
+    perf_cmd report -i "$data" --stdio --children --sort sym -g none --percent-limit 0.5 \
+        2> "$tmp/report.err" > "$tmp/report.txt" || {
+        cat "$tmp/report.err" >&2
+        die "perf report failed"
+    }
+    echo "  share of each interpreted function (perf report --children --sort sym):"
+    echo "    Children      Self  Symbol"
+    grep -E 'tiny::|\] main$' "$tmp/report.txt" | sed 's/^ */    /'
+    perf_cmd script -i "$data" -F ip,sym 2> "$tmp/script.err" > "$tmp/script.txt" || {
+        cat "$tmp/script.err" >&2
+        die "perf script failed"
+    }
+    echo
+    echo "  stacks, root first, keeping main() and tiny:: frames (from perf script):"
+    awk '
+        function flush(   i, s) {
+            if (n == 0) return
+            total++
+            s = ""
+            for (i = n; i >= 1; i--)
+                if (f[i] == "main" || f[i] ~ /^tiny::/) s = (s == "" ? f[i] : s " > " f[i])
+            if (f[n] == "main" || seen_main) reached++
+            if (s == "" || s == "main") s = "(other: no interpreted frame)"
+            count[s]++
+            n = 0; seen_main = 0
+        }
+        /^[ \t]*$/ { flush(); next }
+        { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); f[++n] = sym; if (sym == "main") seen_main = 1 }
+        END {
+            flush()
+            for (s in count) printf "  %6.1f%%  %s\n", 100 * count[s] / total, s | "sort -rn | head -8"
+            close("sort -rn | head -8")
+            printf "  %d samples; %d (%.1f%%) unwound all the way down to main()\n", total, reached, total ? 100 * reached / total : 0
+        }' "$tmp/script.txt"
+    echo
+    echo "  one sample's full call chain, innermost first (perf script):"
+    awk '
+        function flush(   i) {
+            if (n > 0 && leaf !~ /^tiny::/ && k > best) {
+                best = k; m = n
+                for (i = 1; i <= n; i++) keep[i] = line[i]
+            }
+            n = 0; k = 0
+        }
+        /^[ \t]*$/ { flush(); next }
+        { line[++n] = $2; if (n == 1) leaf = $2; if ($2 ~ /^tiny::/) k++ }
+        END {
+            flush()
+            for (i = 1; i <= m && i <= 30; i++) print "    " keep[i]
+            if (m > 30) print "    ... (" m - 30 " more)"
+        }' "$tmp/script.txt"
+}
+
+echo "=== perftramp demo: profiling $(basename "$script") (examples/tiny), one trampoline per interpreted function"
+echo
+
+if ! command -v "$perf" > /dev/null 2>&1; then
+    reason="perf is not installed (Debian: apt-get install linux-perf)"
+elif ! perf_cmd record -q -k 1 -e cpu-clock --call-graph dwarf -o "$tmp/probe.data" true \
+        > "$tmp/probe.err" 2>&1; then
+    reason="perf record is not permitted here: $(grep -v '^$' "$tmp/probe.err" | head -3 | tr '\n' ' ')
+(as root, or lower /proc/sys/kernel/perf_event_paranoid)"
+else
+    reason=
+fi
+
+if [ -n "$reason" ]; then
+    echo "perf cannot profile here: $reason"
+    echo "Showing what perftramp wrote instead (PERFTRAMP=perfmap,jitdump):"
+    echo
+    run_tiny plain env PERFTRAMP=perfmap,jitdump JITDUMPDIR="$tmp"
+    sed 's/^/  | /' "$tmp/plain.out"
+    pid=$(cat "$tmp/plain.pid")
+    echo
+    echo "--- /tmp/perf-$pid.map (START SIZE name):"
+    [ -s "/tmp/perf-$pid.map" ] || die "no perf map was written"
+    sed 's/^/  /' "/tmp/perf-$pid.map"
+    dump=$tmp/jit-$pid.dump
+    [ -s "$dump" ] || die "no jitdump was written"
+    echo
+    if [ -x "$builddir/tools/perftramp" ]; then
+        echo "--- perftramp check jit-$pid.dump:"
+        "$builddir/tools/perftramp" check "$dump" | sed 's/^/  /'
+    else
+        echo "--- jit-$pid.dump: $(wc -c < "$dump") bytes (tools/perftramp is not built)"
+    fi
+    exit 0
+fi
+
+start=$(date +%s)
+echo "--- 1. jitdump + DWARF call graphs"
+echo "    PERFTRAMP=jitdump perf record -k 1 -e cpu-clock --call-graph dwarf tiny $(basename "$script")"
+echo "    perf inject --jit; perf report; perf script"
+echo
+run_tiny dwarf env PERFTRAMP=jitdump JITDUMPDIR="$tmp" \
+    "$perf" --buildid-dir "$tmp/debug" record -q -k 1 -e cpu-clock -F $freq \
+    --call-graph dwarf,16384 -o "$tmp/dwarf.data"
+sed 's/^/  | /' "$tmp/dwarf.out"
+pid=$(cat "$tmp/dwarf.pid")
+[ -s "$tmp/jit-$pid.dump" ] || die "tiny wrote no $tmp/jit-$pid.dump: is PERFTRAMP_JITDUMP built?"
+perf_cmd inject --jit -i "$tmp/dwarf.data" -o "$tmp/dwarf.jit.data" 2> "$tmp/inject.err" || {
+    cat "$tmp/inject.err" >&2
+    die "perf inject --jit failed"
+}
+echo "  perf inject --jit: $(ls "$tmp" | grep -c '^jitted-.*\.so$') jitted-*.so (one per trampoline, deleted at exit)"
+echo
+show_profile "$tmp/dwarf.jit.data"
+grep -q 'tiny::' "$tmp/report.txt" || die "no tiny:: frame in the DWARF profile"
+
+echo
+echo "--- 2. perf map + frame pointers"
+echo "    PERFTRAMP=perfmap perf record -e cpu-clock --call-graph fp tiny $(basename "$script")"
+echo
+run_tiny fp env PERFTRAMP=perfmap \
+    "$perf" --buildid-dir "$tmp/debug" record -q -e cpu-clock -F $freq \
+    --call-graph fp -o "$tmp/fp.data"
+sed 's/^/  | /' "$tmp/fp.out"
+pid=$(cat "$tmp/fp.pid")
+[ -s "/tmp/perf-$pid.map" ] || die "tiny wrote no /tmp/perf-$pid.map: is PERFTRAMP_PERF_MAP built?"
+echo "  /tmp/perf-$pid.map: $(wc -l < "/tmp/perf-$pid.map") lines, e.g. \"$(head -1 "/tmp/perf-$pid.map")\""
+echo
+show_profile "$tmp/fp.data"
+grep -q 'tiny::' "$tmp/report.txt" || die "no tiny:: frame in the frame-pointer profile"
+
+echo
+echo "=== demo done in $(( $(date +%s) - start ))s; temporary files removed"
