@@ -14,7 +14,7 @@ static struct quad quad_of(long a) { struct quad q = {{a, a + 1, a + 2, a + 3}};
 
 int main(void)
 {
-    static const struct perftramp_options opts; /* all zeros: the defaults */
+    static struct perftramp_options opts; /* all zeros: the defaults */
     perftramp *pt = perftramp_open(&opts);
     if (!pt) { perror("perftramp_open"); return 1; }
     long (*ti)(long, long, long, long, long, long) =
