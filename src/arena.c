@@ -50,13 +50,14 @@ static int measure_eh(struct perftramp *pt, size_t *cie_and_term)
     size_t fde = pt_eh_fde(&eh, cie, 0, pt->layout.size, prog.data, prog.len);
     pt_eh_terminator(&eh);
     bool failed = prog.failed || eh.failed;
+    size_t total = eh.len; /* read before pt_buf_free zeroes it */
     pt_buf_free(&prog);
     pt_buf_free(&eh);
     if (r < 0 || failed) {
         errno = r < 0 ? EINVAL : ENOMEM;
         return -1;
     }
-    pt->fde_size = eh.len - 4 - fde;
+    pt->fde_size = total - 4 - fde;
     *cie_and_term = fde + 4;
     return 0;
 }

@@ -1,0 +1,337 @@
+/* PERFTRAMP_UNWIND with libgcc, the unwinder of a stock Debian program:
+ * _Unwind_Backtrace and backtrace(3) walk through a trampoline (one extra
+ * frame, same bottom as a direct call), with 100,000 live trampolines too,
+ * and on x86-64 from a signal context at every instruction of the
+ * trampoline (single-stepped with the trap flag).  A context without
+ * PERFTRAMP_UNWIND must NOT reach the bottom: the control that shows these
+ * checks can fail. */
+#include "config.h"
+
+#include "context.h"
+#include "perftramp.h"
+#include "unwind_common.h"
+
+#include <check.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unwind.h>
+
+/* ---- the stack under test ------------------------------------------- */
+static struct pt_trace g_trace;
+static void (*volatile g_recorder)(struct pt_trace *);
+
+static _Unwind_Reason_Code collect(struct _Unwind_Context *ctx, void *arg)
+{
+    struct pt_trace *t = arg;
+    if (t->n >= PT_MAX_FRAMES)
+        return _URC_END_OF_STACK;
+    t->ip[t->n++] = (uintptr_t)_Unwind_GetIP(ctx);
+    return _URC_NO_REASON;
+}
+
+__attribute__((noinline)) static void record_libgcc(struct pt_trace *t)
+{
+    t->n = 0;
+    _Unwind_Backtrace(collect, t);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void record_backtrace3(struct pt_trace *t)
+{
+    void *buf[PT_MAX_FRAMES];
+    int n = backtrace(buf, PT_MAX_FRAMES);
+    for (int k = 0; k < n; k++)
+        t->ip[k] = (uintptr_t)buf[k];
+    t->n = n;
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void record_nothing(struct pt_trace *t)
+{
+    (void)t;
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static int target(int x)
+{
+    g_recorder(&g_trace);
+    __asm__ volatile("" ::: "memory");
+    return x + 1;
+}
+
+typedef int (*int_fn)(int);
+
+__attribute__((noinline)) static int caller(int_fn fn, int x)
+{
+    int r = fn(x);
+    __asm__ volatile("" ::: "memory");
+    return r + 1;
+}
+
+static perftramp *open_with(unsigned outputs)
+{
+    struct perftramp_options o = {.outputs = outputs};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_msg(pt != NULL, "perftramp_open: %s", strerror(errno));
+    return pt;
+}
+
+/* Traces the direct call and the call through `tramp`; returns the
+ * comparison's verdict (NULL: one extra frame, same bottom). */
+static const char *trace_through(perftramp *pt, int_fn tramp, void (*recorder)(struct pt_trace *))
+{
+    /* one call site for both, so every frame below the caller matches */
+    int_fn fns[2] = {target, tramp};
+    struct pt_trace out[2];
+    g_recorder = recorder;
+    for (volatile int k = 0; k < 2; k++) {
+        ck_assert_int_eq(caller(fns[k], 1), 3);
+        out[k] = g_trace;
+    }
+    const struct pt_trace *direct = &out[0], *with = &out[1];
+    uintptr_t lo = (uintptr_t)tramp;
+    return pt_trace_compare(direct, with, lo, lo + pt->layout.size);
+}
+
+static int_fn wrap(perftramp *pt, const char *name)
+{
+    int_fn f = (int_fn)perftramp_wrap(pt, (perftramp_fn)target, name);
+    ck_assert_msg(f != NULL, "perftramp_wrap: %s", strerror(errno));
+    return f;
+}
+
+START_TEST(test_unwind_backtrace_one_extra_frame)
+{
+    perftramp *pt = open_with(PERFTRAMP_UNWIND);
+    int_fn f = wrap(pt, "py::one");
+    const char *why = trace_through(pt, f, record_libgcc);
+    ck_assert_msg(why == NULL, "_Unwind_Backtrace through a trampoline: %s", why);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* The control: the same walk without registration stops in the trampoline. */
+START_TEST(test_without_unwind_output_the_walk_stops)
+{
+    perftramp *pt = open_with(0);
+    int_fn f = wrap(pt, "py::unregistered");
+    const char *why = trace_through(pt, f, record_libgcc);
+    ck_assert_msg(why != NULL, "reached the bottom without any unwind info: the check cannot fail");
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(test_unwind_backtrace_100k_live)
+{
+    enum { N = 100000 };
+    perftramp *pt = open_with(PERFTRAMP_UNWIND);
+    int_fn *fs = malloc(N * sizeof *fs);
+    ck_assert_ptr_nonnull(fs);
+    char name[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "py::f%d", i);
+        fs[i] = wrap(pt, name);
+    }
+    ck_assert_msg(pt->n_arenas > 1, "100k trampolines in one arena: the test would not cover several objects");
+    static const int picks[] = {0, 1, N / 3, N / 2, N - 2, N - 1};
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
+        const char *why = trace_through(pt, fs[picks[k]], record_libgcc);
+        ck_assert_msg(why == NULL, "trampoline #%d of %d: %s", picks[k], N, why);
+    }
+    /* freed slots are reused: the reused ones unwind too */
+    for (int i = 0; i < N; i += 2)
+        ck_assert_int_eq(perftramp_release(pt, (perftramp_fn)fs[i]), 0);
+    for (int i = 0; i < N; i += 2)
+        fs[i] = wrap(pt, "py::again");
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
+        const char *why = trace_through(pt, fs[picks[k]], record_libgcc);
+        ck_assert_msg(why == NULL, "reused trampoline #%d: %s", picks[k], why);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    free(fs);
+}
+END_TEST
+
+/* Two contexts registered at once, closed in either order: libgcc aborts
+ * on a deregistration of something it does not know. */
+START_TEST(test_two_contexts_close_in_any_order)
+{
+    perftramp *a = open_with(PERFTRAMP_UNWIND), *b = open_with(PERFTRAMP_UNWIND);
+    int_fn fa = wrap(a, "a"), fb = wrap(b, "b");
+    const char *why = trace_through(a, fa, record_libgcc);
+    ck_assert_msg(why == NULL, "context a: %s", why);
+    why = trace_through(b, fb, record_libgcc);
+    ck_assert_msg(why == NULL, "context b: %s", why);
+    ck_assert_int_eq(perftramp_close(a), 0);
+    why = trace_through(b, fb, record_libgcc);
+    ck_assert_msg(why == NULL, "context b after closing a: %s", why);
+    ck_assert_int_eq(perftramp_close(b), 0);
+}
+END_TEST
+
+START_TEST(test_backtrace3_through_trampoline)
+{
+    perftramp *pt = open_with(PERFTRAMP_UNWIND);
+    int_fn f = wrap(pt, "py::bt");
+    const char *why = trace_through(pt, f, record_backtrace3);
+    ck_assert_msg(why == NULL, "backtrace(3) through a trampoline: %s", why);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+#if defined(__x86_64__)
+/* ---- single-stepping with EFLAGS.TF --------------------------------- */
+#define PT_EFLAGS_TF 0x100
+
+static volatile uintptr_t ss_lo, ss_hi;  /* the trampoline */
+static struct pt_trace ss_suffix;       /* caller's return address .. bottom */
+static volatile int ss_bad;             /* first failure, as a code */
+static volatile uintptr_t ss_bad_pc;
+static volatile int ss_traps;
+static volatile unsigned char ss_seen[256]; /* trampoline offsets unwound from */
+
+__attribute__((noinline)) static void tf_on(void)
+{
+    __asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+}
+
+__attribute__((noinline)) static void tf_off(void)
+{
+    __asm__ volatile("pushfq\n\tandq $-0x101, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    (void)si;
+    ucontext_t *uc = ucv;
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    ss_traps++;
+    if (pc < ss_lo || pc >= ss_hi)
+        return;
+    struct pt_trace t = {.n = 0};
+    _Unwind_Backtrace(collect, &t);
+    ss_seen[pc - ss_lo] = 1;
+    /* the walk must hold the interrupted pc, then exactly the direct
+     * call's frames from the caller down to the bottom */
+    int n = ss_suffix.n;
+    int ok = t.n < PT_MAX_FRAMES && t.n > n && t.ip[t.n - n - 1] == pc;
+    for (int k = 0; ok && k < n; k++)
+        ok = t.ip[t.n - n + k] == ss_suffix.ip[k];
+    if (!ok && !ss_bad) {
+        ss_bad = 1;
+        ss_bad_pc = pc;
+    }
+}
+
+static volatile int ss_step;
+
+/* The same call site with and without the trap flag, so the reference
+ * trace and the stepped one share every frame below the caller. */
+__attribute__((noinline)) static int stepped_call(int_fn fn, int x)
+{
+    if (ss_step)
+        tf_on();
+    int r = caller(fn, x);
+    if (ss_step)
+        tf_off();
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static void single_step(unsigned outputs, int expect_ok)
+{
+    perftramp *pt = open_with(outputs);
+    int_fn f = wrap(pt, "py::stepped");
+    /* reference: the direct call as seen from inside the target; the
+     * frames from the caller's return address down */
+    struct pt_trace direct;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGTRAP, &sa, &old), 0);
+    ss_lo = (uintptr_t)f;
+    ss_hi = (uintptr_t)f + pt->layout.code_len;
+    ss_bad = 0;
+    ss_traps = 0;
+    memset((void *)ss_seen, 0, sizeof ss_seen);
+    /* pass 0 takes the reference from inside the target, called directly;
+     * pass 1 steps through the trampoline from the same call site */
+    int_fn fns[2] = {target, f};
+    for (volatile int k = 0; k < 2; k++) {
+        g_recorder = k ? record_nothing : record_libgcc;
+        ss_step = k;
+        ck_assert_int_eq(stepped_call(fns[k], 1), 3);
+        ss_step = 0;
+        if (k == 0) {
+            direct = g_trace;
+            ck_assert_int_gt(direct.n, 3);
+            /* [record_libgcc, target, caller's return address, ...] */
+            ss_suffix.n = direct.n - 2;
+            memcpy(ss_suffix.ip, direct.ip + 2, (size_t)ss_suffix.n * sizeof direct.ip[0]);
+        }
+    }
+    ck_assert_int_eq(sigaction(SIGTRAP, &old, NULL), 0);
+    ck_assert_int_gt(ss_traps, 0);
+
+    int visited = 0;
+    for (size_t k = 0; k < pt->arch->n_insns; k++)
+        visited += ss_seen[pt->layout.insn_off[k]];
+    if (expect_ok) {
+        ck_assert_msg(ss_bad == 0, "unwinding from the signal context at trampoline+%#lx did not reach the bottom",
+                      (unsigned long)(ss_bad_pc - ss_lo));
+        ck_assert_int_eq(visited, (int)pt->arch->n_insns);
+    } else {
+        ck_assert_msg(ss_bad != 0, "reached the bottom without unwind info: the check cannot fail");
+    }
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+
+START_TEST(test_single_step_every_instruction)
+{
+    single_step(PERFTRAMP_UNWIND, 1);
+}
+END_TEST
+
+START_TEST(test_single_step_control_without_unwind_info)
+{
+    single_step(0, 0);
+}
+END_TEST
+#endif
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("unwind");
+    TCase *tc = tcase_create("libgcc");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_unwind_backtrace_one_extra_frame);
+    tcase_add_test(tc, test_without_unwind_output_the_walk_stops);
+    tcase_add_test(tc, test_unwind_backtrace_100k_live);
+    tcase_add_test(tc, test_two_contexts_close_in_any_order);
+    tcase_add_test(tc, test_backtrace3_through_trampoline);
+#if defined(__x86_64__)
+    tcase_add_test(tc, test_single_step_every_instruction);
+    tcase_add_test(tc, test_single_step_control_without_unwind_info);
+#endif
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
