@@ -1,0 +1,239 @@
+/* perftramp._perftramp: perf support for CPython 3.11 through PEP 523.
+ *
+ * CPython gained `-X perf` only in 3.12.  On 3.11 the interpreter's
+ * frame-evaluation hook (PEP 523, _PyInterpreterState_SetEvalFrameFunc)
+ * lets an extension route every Python frame through a function of its
+ * own.  Ours calls _PyEval_EvalFrameDefault through a trampoline unique to
+ * the frame's code object, named "py::<qualname>:<filename>" as 3.12 names
+ * them, so perf shows one named native frame per Python frame.  The
+ * trampoline is made the first time a code object runs and cached in a
+ * code-object extra slot (PEP 523's co_extra).
+ *
+ * A side effect worth knowing: 3.11 inlines Python-to-Python calls into
+ * one C call of the evaluator only while no eval-frame hook is installed;
+ * with ours installed, every Python call is a C call, as it must be for a
+ * native frame per Python frame.
+ *
+ * The perftramp context is opened by the first enable() and lives until
+ * the interpreter exits: trampolines may still be running (or suspended
+ * generators may resume through the default evaluator later), and reopening
+ * would truncate this process's jit-<pid>.dump, which perf has mapped. */
+#define PY_SSIZE_T_CLEAN
+#define Py_BUILD_CORE_MODULE 1 /* _PyInterpreterFrame lives in the internal headers */
+#include <Python.h>
+
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
+#error "perftramp's CPython module is for CPython 3.11 only (3.12 and later have -X perf built in)"
+#endif
+
+#include <internal/pycore_frame.h>
+#include <perftramp.h>
+
+#include <errno.h>
+#include <string.h>
+
+PyMODINIT_FUNC PyInit__perftramp(void);
+
+typedef PyObject *(*eval_frame_fn)(PyThreadState *, struct _PyInterpreterFrame *, int);
+
+static perftramp *pt;           /* opened by the first enable(), never reopened */
+static unsigned pt_outputs;     /* its outputs */
+static char *pt_outputs_text;   /* as the caller spelled them */
+static int enabled;
+static Py_ssize_t extra_index = -1;
+static _PyFrameEvalFunction previous_eval; /* restored by disable() */
+static long active_frames;     /* trampoline calls on C stacks (GIL-protected) */
+
+/* A code object's trampoline; NULL-safe to free. */
+static void free_code_extra(void *tramp)
+{
+    /* Trampolines are not released: with a perf map (no timestamps) a
+     * reused address would give old samples a new name.  CPython 3.12
+     * keeps its trampolines for the life of the process too. */
+    (void)tramp;
+}
+
+static perftramp_fn new_trampoline(PyCodeObject *co)
+{
+    const char *qualname = PyUnicode_AsUTF8(co->co_qualname);
+    const char *filename = qualname ? PyUnicode_AsUTF8(co->co_filename) : NULL;
+    if (!qualname || !filename) {
+        PyErr_Clear();
+        return NULL;
+    }
+    size_t size = strlen(qualname) + strlen(filename) + sizeof "py:::";
+    char *name = PyMem_RawMalloc(size);
+    if (!name)
+        return NULL;
+    snprintf(name, size, "py::%s:%s", qualname, filename);
+    perftramp_fn t = perftramp_wrap(pt, (perftramp_fn)_PyEval_EvalFrameDefault, name);
+    PyMem_RawFree(name);
+    if (t && _PyCode_SetExtra((PyObject *)co, extra_index, (void *)t) != 0) {
+        PyErr_Clear();
+        t = NULL; /* still usable, but uncached: do not leak one per call */
+    }
+    return t;
+}
+
+/* The PEP 523 eval-frame function: the frame's code object's trampoline
+ * calls the default evaluator.  throwflag is passed through unchanged, so
+ * generators and coroutines resumed with throw() work as before. */
+static PyObject *trampoline_eval(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
+{
+    PyCodeObject *co = frame->f_code;
+    void *cached = NULL;
+    eval_frame_fn eval = _PyEval_EvalFrameDefault;
+    if (_PyCode_GetExtra((PyObject *)co, extra_index, &cached) != 0)
+        PyErr_Clear();
+    if (cached)
+        eval = (eval_frame_fn)cached;
+    else {
+        perftramp_fn t = new_trampoline(co);
+        if (t)
+            eval = (eval_frame_fn)t;
+    }
+    active_frames++;
+    PyObject *result = eval(ts, frame, throwflag);
+    active_frames--;
+    return result;
+}
+
+static int parse_outputs(const char *text, unsigned *bits)
+{
+    static const struct { const char *word; unsigned bit; } words[] = {
+        { "perfmap", PERFTRAMP_PERF_MAP }, { "jitdump", PERFTRAMP_JITDUMP },
+        { "unwind", PERFTRAMP_UNWIND }, { "gdb", PERFTRAMP_GDB }, { "all", PERFTRAMP_ALL },
+    };
+    *bits = 0;
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        size_t i;
+        for (i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (len == strlen(words[i].word) && strncmp(p, words[i].word, len) == 0)
+                break;
+        if (len > 0 && i == sizeof words / sizeof words[0]) {
+            PyErr_Format(PyExc_ValueError,
+                         "unknown perftramp output '%.*s' (expected a comma list of "
+                         "perfmap, jitdump, unwind, gdb, all)", (int)len, p);
+            return -1;
+        }
+        if (len > 0)
+            *bits |= words[i].bit;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "outputs", "jitdump_dir", NULL };
+    const char *outputs = "jitdump,perfmap";
+    const char *jitdump_dir = NULL;
+    unsigned bits;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|sz:enable", kwlist, &outputs, &jitdump_dir))
+        return NULL;
+    if (parse_outputs(outputs, &bits) != 0)
+        return NULL;
+    if (pt && bits != pt_outputs) {
+        PyErr_Format(PyExc_ValueError,
+                     "perftramp is already open with outputs \"%s\" in this process; "
+                     "its outputs cannot change", pt_outputs_text);
+        return NULL;
+    }
+    if (!pt) {
+        struct perftramp_options opts = {
+            .outputs = bits, .jitdump_dir = jitdump_dir, .flags = PERFTRAMP_ATFORK,
+        };
+        pt = perftramp_open(&opts);
+        if (!pt)
+            return PyErr_Format(PyExc_OSError, "perftramp_open(outputs=\"%s\"): %s", outputs,
+                                strerror(errno));
+        pt_outputs = bits;
+        pt_outputs_text = PyMem_RawMalloc(strlen(outputs) + 1);
+        if (pt_outputs_text)
+            strcpy(pt_outputs_text, outputs);
+    }
+    if (!enabled) {
+        PyInterpreterState *interp = PyInterpreterState_Get();
+        previous_eval = _PyInterpreterState_GetEvalFrameFunc(interp);
+        _PyInterpreterState_SetEvalFrameFunc(interp, trampoline_eval);
+        enabled = 1;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_disable(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (enabled) {
+        _PyInterpreterState_SetEvalFrameFunc(PyInterpreterState_Get(), previous_eval);
+        enabled = 0;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_is_enabled(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(enabled);
+}
+
+/* At the very end of Py_FinalizeEx no Python code runs any more: write the
+ * jitdump CLOSE record.  A daemon thread stopped inside a trampoline keeps
+ * the context open (active_frames). */
+static void close_at_exit(void)
+{
+    if (pt && active_frames == 0) {
+        perftramp_close(pt);
+        pt = NULL;
+    }
+}
+
+static PyMethodDef methods[] = {
+    { "enable", (PyCFunction)(void (*)(void))py_enable, METH_VARARGS | METH_KEYWORDS,
+      "enable(outputs=\"jitdump,perfmap\", jitdump_dir=None)\n--\n\n"
+      "Run every Python frame through a trampoline named py::<qualname>:<filename>.\n"
+      "outputs: comma list of perfmap, jitdump, unwind, gdb, all.  The first call\n"
+      "opens perftramp; the outputs cannot change later in the process." },
+    { "disable", py_disable, METH_NOARGS,
+      "disable()\n--\n\nStop routing new frames through trampolines.  Frames already\n"
+      "running keep theirs; enable() turns it back on with the same outputs." },
+    { "is_enabled", py_is_enabled, METH_NOARGS, "is_enabled()\n--\n\nTrue between enable() and disable()." },
+    { NULL, NULL, 0, NULL },
+};
+
+static int module_exec(PyObject *m)
+{
+    (void)m;
+    if (extra_index < 0) {
+        extra_index = _PyEval_RequestCodeExtraIndex(free_code_extra);
+        if (extra_index < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "no free code-object extra slot");
+            return -1;
+        }
+        Py_AtExit(close_at_exit);
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot slots[] = {
+    { Py_mod_exec, module_exec },
+    { 0, NULL },
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_perftramp",
+    "perf support for CPython 3.11: one perftramp trampoline per code object (PEP 523)",
+    0, methods, slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__perftramp(void)
+{
+    return PyModuleDef_Init(&module);
+}
