@@ -38,13 +38,12 @@ if [ ! -f "$prefix/riscv64/lib/libffi.a" ] && command -v riscv64-linux-gnu-gcc >
     src=/etc/apt/sources.list.d/perftramp-deb-src.sources
     if ! grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources && \
        ! grep -qs '^deb-src' /etc/apt/sources.list; then
-        $SUDO sh -c "cat > $src" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+        # the machine's own Debian mirror, with source packages switched on
+        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+            sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO sh -c "cat > $src"
+        else
+            grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO sh -c "cat > ${src%.sources}.list"
+        fi
         updated=no
     fi
     update
