@@ -1,0 +1,554 @@
+/* The trampoline contract and unwinding, on the architecture this is
+ * compiled for: a self-contained harness (no Check: Debian's Check is not
+ * multi-arch) that tests/arch/run_foreign.sh builds statically with the
+ * cross gcc, the library sources and libffi.a, and runs under
+ * qemu-<arch>-static (or natively for the host).  Output: one line per
+ * check, then "N passed, N failed".  Exit 0 only when all pass.
+ *
+ * What a table in src/arch/ must satisfy for this harness (every arch):
+ *  - .name is the qemu name (qemu-<name>-static) and tests/ref/<name>.S;
+ *    .clang_target is the GNU triple of the cross tools
+ *    (<triple>-gcc, <triple>-as) and of Debian's multiarch directory
+ *    /usr/lib/<triple> holding libffi.a; or libffi.a in
+ *    $PT_CROSS_PREFIX/<name>/lib (default /opt/perftramp-cross).
+ *  - pt_arch_host() finds the table when compiled for that arch.
+ *  - The contract below: every register argument kind of the ABI reaches
+ *    the target untouched, every register return comes back untouched,
+ *    the hidden struct-return pointer works.  Set INT_ARG_REGS and
+ *    FP_ARG_REGS for the ABI (defaults: 8 and 8).
+ *  - Unwind: the table's CFI, registered with libgcc's __register_frame,
+ *    lets _Unwind_Backtrace from the target see exactly one frame more than
+ *    a direct call (inside the trampoline) and the same frames below.
+ *  - Frame-pointer walk (where FP_WALK is defined for the arch): the
+ *    frame chain from the target passes through the trampoline's frame.
+ */
+#include "eh_frame.h"
+#include "layout.h"
+#include "perftramp.h"
+#include "table.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unwind.h>
+
+/* Argument registers of each ABI (arguments beyond them go on the stack,
+ * which trampolines do not support). */
+#if defined(__s390x__)
+#define INT_ARG_REGS 5 /* r2-r6 */
+#define FP_ARG_REGS 4  /* f0 f2 f4 f6 */
+#else
+#define INT_ARG_REGS 8 /* x0-x7, a0-a7, r3-r10, rdi.. (x86-64 has 6) */
+#define FP_ARG_REGS 8  /* v0-v7, fa0-fa7, f1-f8 (of 13), xmm0-7 */
+#endif
+#if defined(__x86_64__)
+#undef INT_ARG_REGS
+#define INT_ARG_REGS 6
+#endif
+
+/* Frame-pointer chains this harness knows how to walk. */
+#if defined(__aarch64__) || defined(__x86_64__)
+#define FP_WALK 1 /* frame record {prev fp, return address} at fp */
+#define FP_PREV(fp) (((void **)(fp))[0])
+#define FP_RA(fp) (((void **)(fp))[1])
+#elif defined(__riscv)
+#define FP_WALK 1 /* s0 = CFA; ra at -8, prev s0 at -16 (psABI) */
+#define FP_PREV(fp) (((void **)(fp))[-2])
+#define FP_RA(fp) (((void **)(fp))[-1])
+#elif defined(__powerpc64__)
+#define FP_WALK 1 /* back chain at 0(r1); a callee saves LR at 16 in its caller's frame (ELFv2 ABI 2.2.2) */
+#define FP_PREV(fp) (((void **)(fp))[0])
+#define FP_RA(fp) (((void **)FP_PREV(fp))[2])
+#elif defined(__s390x__) && defined(PT_S390_BACKCHAIN) /* run_foreign.sh: -mbackchain */
+/* -mbackchain: __builtin_frame_address(0) is the entry r15, the caller's
+ * frame, where the function saved its r14 (at 112) and whose 0(r15) holds
+ * the back chain to the next frame */
+#define FP_WALK 1
+#define FP_PREV(fp) (((void **)(fp))[0])
+#define FP_RA(fp) (((void **)(fp))[14])
+#endif
+
+#define NOINLINE __attribute__((noinline, noclone, unused))
+
+static int passed, failed;
+
+/* Per-section tallies for the one-line summary run_foreign.sh prints. */
+enum { SEC_CONTRACT, SEC_LIFECYCLE, SEC_UNWIND, SEC_FP, SEC_COUNT };
+static const char *const sec_name[SEC_COUNT] = {"contract", "lifecycle", "unwind", "fp-walk"};
+static int section, sec_pass[SEC_COUNT], sec_total[SEC_COUNT];
+
+static void check(bool ok, const char *what)
+{
+    sec_total[section]++;
+    if (ok) {
+        passed++;
+        sec_pass[section]++;
+    } else {
+        failed++;
+    }
+    printf("%s - %s\n", ok ? "ok" : "not ok", what);
+    fflush(stdout);
+}
+
+static perftramp *pt;
+
+static perftramp_fn wrap(void *target, const char *name)
+{
+    perftramp_fn f = perftramp_wrap(pt, (perftramp_fn)target, name);
+    if (!f) {
+        printf("perftramp_wrap(%s): %s\n", name, strerror(errno));
+        exit(1);
+    }
+    return f;
+}
+#define WRAP(type, fn) ((type)wrap((void *)(fn), #fn))
+
+/* ---- targets: weighted sums detect a lost, swapped or clobbered argument */
+
+NOINLINE static long t_i8(long a, long b, long c, long d, long e, long f, long g, long h)
+{
+    return a + 3 * b + 5 * c + 7 * d + 11 * e + 13 * f + 17 * g + 19 * h;
+}
+NOINLINE static long t_i6(long a, long b, long c, long d, long e, long f)
+{
+    return a + 3 * b + 5 * c + 7 * d + 11 * e + 13 * f;
+}
+NOINLINE static long t_i5(long a, long b, long c, long d, long e)
+{
+    return a + 3 * b + 5 * c + 7 * d + 11 * e;
+}
+NOINLINE static int t_narrow(signed char a, unsigned short b, int c, unsigned d)
+{
+    return a * 1000000 + b * 10 + c - (int)d;
+}
+NOINLINE static signed char t_schar(signed char a) { return (signed char)(a - 1); }
+NOINLINE static unsigned short t_ushort(unsigned short a) { return (unsigned short)(a + 1); }
+NOINLINE static void *t_ptr(void *p) { return (char *)p + 1; }
+
+NOINLINE static double t_d8(double a, double b, double c, double d, double e, double f, double g, double h)
+{
+    return a + 3 * b + 5 * c + 7 * d + 11 * e + 13 * f + 17 * g + 19 * h;
+}
+NOINLINE static double t_d4(double a, double b, double c, double d)
+{
+    return a + 3 * b + 5 * c + 7 * d;
+}
+NOINLINE static float t_f8(float a, float b, float c, float d, float e, float f, float g, float h)
+{
+    return a + 3 * b + 5 * c + 7 * d + 11 * e + 13 * f + 17 * g + 19 * h;
+}
+NOINLINE static float t_f4(float a, float b, float c, float d)
+{
+    return a + 3 * b + 5 * c + 7 * d;
+}
+NOINLINE static long double t_ld(long double a, long double b) { return a * 3 + b; }
+
+NOINLINE static double t_mix6(int a, double b, long c, float d, unsigned e, double f)
+{
+    return a + 3 * b + 5 * (double)c + 7 * d + 11 * (double)e + 13 * f;
+}
+NOINLINE static double t_mix16(long i0, double d0, long i1, double d1, long i2, double d2, long i3, double d3,
+                               long i4, double d4, long i5, double d5, long i6, double d6, long i7, double d7)
+{
+    return (double)(i0 + 3 * i1 + 5 * i2 + 7 * i3 + 11 * i4 + 13 * i5 + 17 * i6 + 19 * i7) +
+           1000 * (d0 + 3 * d1 + 5 * d2 + 7 * d3 + 11 * d4 + 13 * d5 + 17 * d6 + 19 * d7);
+}
+
+NOINLINE static long t_vsum(int n, ...)
+{
+    va_list ap;
+    long s = 0;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        s += (long)(2 * i + 1) * va_arg(ap, long);
+    va_end(ap);
+    return s;
+}
+NOINLINE static double t_vmix(int n, ...)
+{
+    va_list ap;
+    double s = 0;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        s += (i % 2) ? (double)(2 * i + 1) * va_arg(ap, double) : (double)(2 * i + 1) * (double)va_arg(ap, long);
+    va_end(ap);
+    return s;
+}
+
+struct two_l { long a, b; };
+struct dl { double d; long l; };
+struct ff { float a, b; };
+struct hfa4 { double a, b, c, d; };
+struct big { long v[6]; };
+
+NOINLINE static struct two_l t_two_l(long a, long b) { return (struct two_l){a * 2, b * 3}; }
+NOINLINE static struct dl t_dl(double d, long l) { return (struct dl){d * 2, l * 3}; }
+NOINLINE static struct ff t_ff(float a, float b) { return (struct ff){a * 2, b * 3}; }
+NOINLINE static struct hfa4 t_hfa4(double a, double b) { return (struct hfa4){a, b, a + b, a * b}; }
+NOINLINE static struct big t_big(long x)
+{
+    struct big r;
+    for (int i = 0; i < 6; i++)
+        r.v[i] = x * (i + 1);
+    return r;
+}
+NOINLINE static long t_by_value(struct two_l s, struct ff f) { return s.a * 5 + s.b * 7 + (long)(f.a * 11 + f.b * 13); }
+
+/* ---- contract */
+
+static void test_contract(void)
+{
+    char what[128];
+#if INT_ARG_REGS >= 8
+    {
+        long (*f)(long, long, long, long, long, long, long, long) =
+            WRAP(long (*)(long, long, long, long, long, long, long, long), t_i8);
+        long want = t_i8(1, -2, 3, 1L << 40, 5, -6, 7, 0x7fffffffffL);
+        check(f(1, -2, 3, 1L << 40, 5, -6, 7, 0x7fffffffffL) == want, "8 integer arguments");
+    }
+#endif
+#if INT_ARG_REGS >= 6
+    {
+        long (*f)(long, long, long, long, long, long) = WRAP(long (*)(long, long, long, long, long, long), t_i6);
+        check(f(9, -8, 7, -6, 5, 1L << 50) == t_i6(9, -8, 7, -6, 5, 1L << 50), "6 integer arguments");
+    }
+#endif
+    {
+        long (*f)(long, long, long, long, long) = WRAP(long (*)(long, long, long, long, long), t_i5);
+        check(f(-1, 2, -3, 4, 1L << 33) == t_i5(-1, 2, -3, 4, 1L << 33), "5 integer arguments");
+    }
+    {
+        int (*f)(signed char, unsigned short, int, unsigned) = WRAP(int (*)(signed char, unsigned short, int, unsigned), t_narrow);
+        check(f(-7, 65535, -123, 4000000000u) == t_narrow(-7, 65535, -123, 4000000000u), "narrow integer arguments (sign/zero extension)");
+        signed char (*c)(signed char) = WRAP(signed char (*)(signed char), t_schar);
+        check(c(-128) == 127 && c(0) == -1, "signed char return");
+        unsigned short (*s)(unsigned short) = WRAP(unsigned short (*)(unsigned short), t_ushort);
+        check(s(65535) == 0 && s(1) == 2, "unsigned short return");
+        void *(*p)(void *) = WRAP(void *(*)(void *), t_ptr);
+        char buf[2];
+        check(p(buf) == buf + 1, "pointer argument and return");
+    }
+#if FP_ARG_REGS >= 8
+    {
+        double (*f)(double, double, double, double, double, double, double, double) =
+            WRAP(double (*)(double, double, double, double, double, double, double, double), t_d8);
+        check(f(0.5, -1.25, 3e10, 4, 5.5, -6, 7.125, 1e-3) == t_d8(0.5, -1.25, 3e10, 4, 5.5, -6, 7.125, 1e-3),
+              "8 double arguments, double return");
+        float (*g)(float, float, float, float, float, float, float, float) =
+            WRAP(float (*)(float, float, float, float, float, float, float, float), t_f8);
+        check(g(0.5f, -1.25f, 3e10f, 4, 5.5f, -6, 7.125f, 1e-3f) == t_f8(0.5f, -1.25f, 3e10f, 4, 5.5f, -6, 7.125f, 1e-3f),
+              "8 float arguments, float return");
+    }
+#endif
+    {
+        double (*f)(double, double, double, double) = WRAP(double (*)(double, double, double, double), t_d4);
+        check(f(0.5, -1.25, 3e10, 1e-300) == t_d4(0.5, -1.25, 3e10, 1e-300), "4 double arguments, double return");
+        float (*g)(float, float, float, float) = WRAP(float (*)(float, float, float, float), t_f4);
+        check(g(0.5f, -1.25f, 3e10f, 1e-30f) == t_f4(0.5f, -1.25f, 3e10f, 1e-30f), "4 float arguments, float return");
+#if !defined(__x86_64__) /* x86-64 passes long double on the stack */
+        long double (*l)(long double, long double) = WRAP(long double (*)(long double, long double), t_ld);
+        check(l(1.0L / 3, 2.5L) == t_ld(1.0L / 3, 2.5L), "long double arguments and return");
+#endif
+    }
+    {
+        double (*f)(int, double, long, float, unsigned, double) = WRAP(double (*)(int, double, long, float, unsigned, double), t_mix6);
+        check(f(-3, 1.5, 1L << 35, 2.25f, 7u, -9.75) == t_mix6(-3, 1.5, 1L << 35, 2.25f, 7u, -9.75),
+              "mixed integer and floating-point arguments");
+    }
+#if INT_ARG_REGS >= 8 && FP_ARG_REGS >= 8 && !defined(__powerpc64__)
+    /* (not ppc64: ELFv2 gives every argument a parameter save area
+     * doubleword and only the first eight travel in r3-r10, so i4-i7 of
+     * these 16 would go on the stack) */
+    {
+        double (*f)(long, double, long, double, long, double, long, double, long, double, long, double, long, double, long, double) =
+            WRAP(double (*)(long, double, long, double, long, double, long, double, long, double, long, double, long, double, long,
+                            double),
+                 t_mix16);
+        check(f(1, .5, 2, 1.5, 3, 2.5, 4, 3.5, 5, 4.5, 6, 5.5, 7, 6.5, 8, 7.5) ==
+                  t_mix16(1, .5, 2, 1.5, 3, 2.5, 4, 3.5, 5, 4.5, 6, 5.5, 7, 6.5, 8, 7.5),
+              "8 integer + 8 double arguments interleaved");
+    }
+#endif
+    {
+        long (*v)(int, ...) = WRAP(long (*)(int, ...), t_vsum);
+        long want = INT_ARG_REGS >= 8 ? t_vsum(7, 1L, 2L, 3L, 4L, 5L, 6L, 1L << 40) : t_vsum(4, 1L, 2L, 3L, 1L << 40);
+        long got = INT_ARG_REGS >= 8 ? v(7, 1L, 2L, 3L, 4L, 5L, 6L, 1L << 40) : v(4, 1L, 2L, 3L, 1L << 40);
+        snprintf(what, sizeof what, "variadic call, %d integer arguments", INT_ARG_REGS >= 8 ? 8 : 5);
+        check(got == want, what);
+        double (*m)(int, ...) = WRAP(double (*)(int, ...), t_vmix);
+        check(m(4, 10L, 0.25, -3L, 1e20) == t_vmix(4, 10L, 0.25, -3L, 1e20), "variadic call, mixed integer and double");
+        int (*sn)(char *, size_t, const char *, ...) = WRAP(int (*)(char *, size_t, const char *, ...), snprintf);
+        char buf[64];
+        int n = sn(buf, sizeof buf, "%d|%.3f", -42, 2.5);
+        check(n == 9 && strcmp(buf, "-42|2.500") == 0, "variadic libc snprintf through a trampoline");
+    }
+    {
+        struct two_l (*f)(long, long) = WRAP(struct two_l (*)(long, long), t_two_l);
+        struct two_l r = f(5, -7);
+        check(r.a == 10 && r.b == -21, "struct {long,long} return (register pair or hidden pointer)");
+        struct dl (*g)(double, long) = WRAP(struct dl (*)(double, long), t_dl);
+        struct dl s = g(1.25, 9);
+        check(s.d == 2.5 && s.l == 27, "struct {double,long} return");
+        struct ff (*h)(float, float) = WRAP(struct ff (*)(float, float), t_ff);
+        struct ff t = h(1.5f, -2);
+        check(t.a == 3 && t.b == -6, "struct {float,float} return");
+        struct hfa4 (*k)(double, double) = WRAP(struct hfa4 (*)(double, double), t_hfa4);
+        struct hfa4 u = k(3, 0.5);
+        check(u.a == 3 && u.b == 0.5 && u.c == 3.5 && u.d == 1.5, "struct {4 x double} return (HFA or hidden pointer)");
+        struct big (*b)(long) = WRAP(struct big (*)(long), t_big);
+        struct big w = b(-4);
+        bool ok = true;
+        for (int i = 0; i < 6; i++)
+            ok = ok && w.v[i] == -4L * (i + 1);
+        check(ok, "48-byte struct return through the hidden pointer (x8 / a0 / r3 / r2 / rdi)");
+        long (*bv)(struct two_l, struct ff) = WRAP(long (*)(struct two_l, struct ff), t_by_value);
+        struct two_l x = {3, -4};
+        struct ff y = {2.5f, 4};
+        check(bv(x, y) == t_by_value(x, y), "small structs passed by value");
+    }
+}
+
+/* ---- wrap, release, reuse */
+
+NOINLINE static long id0(long x) { return x * 10 + 0; }
+NOINLINE static long id1(long x) { return x * 10 + 1; }
+NOINLINE static long id2(long x) { return x * 10 + 2; }
+NOINLINE static long id3(long x) { return x * 10 + 3; }
+static long (*const ids[4])(long) = {id0, id1, id2, id3};
+
+#define MANY 3000 /* more than one 64 KiB arena on every table */
+
+static void test_lifecycle(void)
+{
+    static perftramp_fn t[MANY];
+    static uintptr_t freed[MANY / 2];
+    char name[32];
+    bool ok = true;
+    for (int i = 0; i < MANY; i++) {
+        snprintf(name, sizeof name, "fn_%d", i);
+        t[i] = wrap((void *)ids[i % 4], name);
+    }
+    for (int i = 0; i < MANY; i++)
+        ok = ok && ((long (*)(long))t[i])(i) == i * 10L + i % 4;
+    check(ok, "3000 trampolines over several arenas each call their own target");
+
+    const struct pt_arch *a = pt_arch_host();
+    struct pt_layout l;
+    check(a && pt_layout_build(&l, a, NULL) == 0 && memcmp((void *)t[0], (void *)t[1], l.size) != 0,
+          "two trampolines differ in their bytes (per-trampoline tag)");
+
+    ok = true;
+    for (int i = 0; i < MANY; i += 2) {
+        ok = ok && perftramp_release(pt, t[i]) == 0;
+        freed[i / 2] = (uintptr_t)t[i];
+    }
+    check(ok, "release every other trampoline");
+    errno = 0;
+    check(perftramp_release(pt, t[0]) == -1 && errno == EINVAL, "double release fails with EINVAL");
+    errno = 0;
+    check(perftramp_release(pt, (perftramp_fn)id0) == -1 && errno == EINVAL, "release of a non-trampoline fails with EINVAL");
+    errno = 0;
+    check(perftramp_release(pt, (perftramp_fn)((uintptr_t)t[1] + 4)) == -1 && errno == EINVAL,
+          "release of an address inside a trampoline fails with EINVAL");
+    errno = 0;
+    check(perftramp_wrap(pt, NULL, "x") == NULL && errno == EINVAL, "wrap of NULL fails with EINVAL");
+
+    ok = true;
+    size_t reused = 0;
+    for (int i = 0; i < MANY; i += 2) {
+        snprintf(name, sizeof name, "again_%d", i);
+        t[i] = wrap((void *)ids[(i + 1) % 4], name);
+        for (int k = 0; k < MANY / 2; k++)
+            if (freed[k] == (uintptr_t)t[i]) {
+                reused++;
+                break;
+            }
+    }
+    for (int i = 0; i < MANY; i++)
+        ok = ok && ((long (*)(long))t[i])(i) == i * 10L + (i % 2 ? i % 4 : (i + 1) % 4);
+    check(reused == MANY / 2, "released slots are reused");
+    check(ok, "reused slots call their new targets, the others still their old ones");
+    ok = true;
+    for (int i = 0; i < MANY; i++)
+        ok = ok && perftramp_release(pt, t[i]) == 0;
+    check(ok, "release all");
+}
+
+/* ---- unwinding */
+
+#define MAX_FRAMES 64
+struct trace {
+    int n;
+    uintptr_t ip[MAX_FRAMES];
+    _Unwind_Reason_Code end;
+};
+static struct trace trace;
+static void *fp_ra[3];
+
+static _Unwind_Reason_Code trace_cb(struct _Unwind_Context *ctx, void *arg)
+{
+    struct trace *t = arg;
+    if (t->n == MAX_FRAMES)
+        return _URC_END_OF_STACK;
+    t->ip[t->n++] = _Unwind_GetIP(ctx);
+    return _URC_NO_REASON;
+}
+
+NOINLINE static long unwind_target(long x)
+{
+    memset(&trace, 0, sizeof trace);
+    trace.end = _Unwind_Backtrace(trace_cb, &trace);
+#ifdef FP_WALK
+    void *fp = __builtin_frame_address(0);
+    for (int i = 0; i < 3 && fp; i++) {
+        fp_ra[i] = FP_RA(fp);
+        fp = FP_PREV(fp);
+    }
+#endif
+    return x + 1;
+}
+
+NOINLINE static long call_through(long (*f)(long), long x)
+{
+    long r = f(x);
+    __asm__ volatile("" : "+r"(r)::"memory"); /* no tail call */
+    return r;
+}
+
+void __register_frame(void *);
+void __deregister_frame(void *);
+
+/* Maps `len` bytes within +-1 GiB of `near` (pcrel|sdata4 FDE pointers
+ * reach +-2 GiB): try hints above and below. */
+static void *map_near(uintptr_t near, size_t len)
+{
+    for (long step = 1; step < 1024; step *= 2) {
+        for (int sign = -1; sign <= 1; sign += 2) {
+            uintptr_t hint = (near & ~(uintptr_t)0xfffff) + (uintptr_t)(sign * step) * 0x100000u;
+            void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED)
+                continue;
+            intptr_t d = (intptr_t)((uintptr_t)p - near);
+            if (d > -(1L << 30) && d < (1L << 30))
+                return p;
+            munmap(p, len);
+        }
+    }
+    return NULL;
+}
+
+static void test_unwind(void)
+{
+    const struct pt_arch *a = pt_arch_host();
+    struct pt_layout l;
+    if (!a || pt_layout_build(&l, a, NULL) < 0) {
+        check(false, "host table lays out");
+        return;
+    }
+    long (*tramp)(long) = (long (*)(long))wrap((void *)unwind_target, "unwind_target");
+    uintptr_t x = (uintptr_t)tramp;
+
+    /* .eh_frame for this one trampoline, emitted from the table, near it. */
+    size_t cap = 4096;
+    uint8_t *eh = map_near(x, cap);
+    check(eh != NULL, "map memory for .eh_frame within reach of the code");
+    if (!eh)
+        return;
+    struct pt_buf prog, b;
+    pt_buf_init(&prog, a->big_endian);
+    pt_buf_init_fixed(&b, eh, cap, a->big_endian);
+    int r = pt_cfi_program(&prog, &l);
+    size_t cie = pt_eh_cie(&b, a);
+    pt_eh_fde(&b, cie, (int64_t)(x - (uintptr_t)eh), l.size, prog.data, prog.len);
+    pt_eh_terminator(&b);
+    check(r == 0 && !prog.failed && !b.failed, "emit CIE + FDE for the trampoline");
+    pt_buf_free(&prog);
+    printf("# %s: trampoline %zu bytes (code %zu), .eh_frame %zu bytes (CIE + 1 FDE + terminator)\n", a->name, l.size,
+           l.code_len, b.len);
+
+    /* One call site for all three runs, so every frame below is the same:
+     * 0 direct; 1 through the trampoline with no CFI registered (control:
+     * the unwinder cannot pass it, so the checks below can fail);
+     * 2 through the trampoline with its CFI registered. */
+    struct trace tr[3];
+    void *ra[3][3];
+    long (*const fn[3])(long) = {unwind_target, tramp, tramp};
+    long got[3];
+    static volatile int runs = 3; /* an unknown trip count: the loop stays one call site */
+    for (int k = 0; k < runs; k++) {
+        if (k == 2)
+            __register_frame(eh);
+        memset(fp_ra, 0, sizeof fp_ra);
+        got[k] = call_through(fn[k], k);
+        tr[k] = trace;
+        memcpy(ra[k], fp_ra, sizeof fp_ra);
+    }
+    __deregister_frame(eh);
+    check(got[0] == 1 && got[1] == 2 && got[2] == 3, "the unwind target returns through the trampoline");
+
+    struct trace *direct = &tr[0], *bare = &tr[1], *via = &tr[2];
+    printf("# frames: direct %d (end %d), through trampoline %d (end %d), unregistered %d\n", direct->n, direct->end,
+           via->n, via->end, bare->n);
+    check(bare->n < direct->n + 1, "without registered CFI the unwinder stops at the trampoline (control)");
+    check(via->n == direct->n + 1, "_Unwind_Backtrace sees exactly one frame more through the trampoline");
+    check(via->n >= 2 && via->ip[1] > x && via->ip[1] <= x + l.code_len, "the extra frame is inside the trampoline");
+    bool same = via->n == direct->n + 1 && via->ip[0] == direct->ip[0];
+    for (int i = 1; same && i < direct->n; i++)
+        same = via->ip[i + 1] == direct->ip[i];
+    check(same, "the frames above and below the trampoline are those of the direct call, down to the same bottom");
+    check(via->end == direct->end, "the unwind ends the same way as the direct call's");
+    if (!same)
+        for (int i = 0; i < via->n || i < direct->n; i++)
+            printf("# %2d direct %#lx via %#lx\n", i, i < direct->n ? (unsigned long)direct->ip[i] : 0ul,
+                   i < via->n ? (unsigned long)via->ip[i] : 0ul);
+
+#ifdef FP_WALK
+    section = SEC_FP;
+    check((uintptr_t)ra[2][0] > x && (uintptr_t)ra[2][0] <= x + l.code_len && ra[2][1] == ra[0][0] &&
+              ra[2][2] == ra[0][1],
+          "frame-pointer chain passes through the trampoline's frame record");
+    if (sec_pass[SEC_FP] == 0)
+        printf("# fp chain: trampoline %#lx; direct %p %p %p; through it %p %p %p\n", (unsigned long)x, ra[0][0], ra[0][1],
+               ra[0][2], ra[2][0], ra[2][1], ra[2][2]);
+#else
+    (void)ra;
+    printf("# frame-pointer walk not implemented for this arch in the harness\n");
+#endif
+    perftramp_release(pt, (perftramp_fn)tramp);
+    munmap(eh, cap);
+}
+
+int main(void)
+{
+    const struct pt_arch *a = pt_arch_host();
+    printf("# arch %s\n", a ? a->name : "(no table)");
+    struct perftramp_options opts = {.outputs = 0};
+    pt = perftramp_open(&opts);
+    if (!pt) {
+        printf("perftramp_open: %s\n", strerror(errno));
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    section = SEC_CONTRACT;
+    test_contract();
+    section = SEC_LIFECYCLE;
+    test_lifecycle();
+    section = SEC_UNWIND;
+    test_unwind();
+    section = SEC_LIFECYCLE;
+    check(perftramp_close(pt) == 0, "close");
+    printf("# summary:");
+    for (int s = 0, first = 1; s < SEC_COUNT; s++)
+        if (sec_total[s]) {
+            printf("%s %s %d/%d", first ? "" : ",", sec_name[s], sec_pass[s], sec_total[s]);
+            first = 0;
+        }
+    printf("\n");
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
