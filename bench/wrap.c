@@ -36,9 +36,66 @@ static off_t file_size(const char *path)
     return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
+/* The write floor: write(2)s of one jitdump group's byte count, appended
+ * to a file on the same file system as the dump. */
+struct floor {
+    int fd;
+    size_t bytes;
+    char *buf;
+    char dir[256];
+    double *per_write; /* ns per write, one entry per batch */
+    size_t n_batches, cap;
+};
+
+static void floor_open(struct floor *f, size_t bytes, size_t max_batches)
+{
+    char path[320];
+    memset(f, 0, sizeof *f);
+    if (!bench_mkdtemp(f->dir, sizeof f->dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    snprintf(path, sizeof path, "%s/floor.bin", f->dir);
+    f->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    f->bytes = bytes;
+    f->buf = calloc(1, bytes);
+    f->cap = max_batches;
+    f->per_write = calloc(max_batches, sizeof *f->per_write);
+    if (f->fd < 0 || !f->buf || !f->per_write) {
+        perror("floor");
+        exit(1);
+    }
+}
+
+static void floor_batch(struct floor *f)
+{
+    if (f->n_batches == f->cap)
+        return;
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = 0; i < BATCH; i++)
+        if (write(f->fd, f->buf, f->bytes) != (ssize_t)f->bytes) {
+            perror("write");
+            exit(1);
+        }
+    f->per_write[f->n_batches++] = (double)(bench_now_ns() - t0) / BATCH;
+}
+
+static double floor_close(struct floor *f)
+{
+    double m = bench_median(f->per_write, f->n_batches);
+    close(f->fd);
+    free(f->buf);
+    free(f->per_write);
+    bench_rmdir(f->dir);
+    return m;
+}
+
 /* Runs rounds of n wraps with `outputs` until `budget_ns` is spent (at
- * least one round).  Returns 0, or the errno of perftramp_open. */
-static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budget_ns, struct wrap_result *r)
+ * least one round).  With a floor, a batch of floor writes follows every
+ * batch of wraps, so both see the same machine (others share it).
+ * Returns 0, or the errno of perftramp_open. */
+static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budget_ns, struct floor *floor,
+                      struct wrap_result *r)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
     size_t max_batches = (n / BATCH) * (size_t)max_rounds;
@@ -84,10 +141,12 @@ static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budge
             total_ns += dt;
             r->wraps += BATCH;
             done += BATCH;
+            if (floor)
+                floor_batch(floor);
         }
+        off_t dump_after = file_size(dump); /* before CLOSE: groups only */
         if (perftramp_close(pt) < 0)
             perror("perftramp_close");
-        off_t dump_after = file_size(dump);
         if (dump_before >= 0 && dump_after > dump_before && r->dump_bytes == 0)
             r->dump_bytes = (double)(dump_after - dump_before) / (double)done;
         bench_rmdir(dir);
@@ -122,39 +181,13 @@ static size_t estimated_group_bytes(void)
     return unwinding + load;
 }
 
-/* Median ns of one write(2) of `bytes` to a file in a temp directory on
- * the same file system the jitdump goes to (append, like the dump). */
-static double write_floor(size_t bytes, size_t n)
+/* The group size, from a short jitdump run: dump bytes per wrap. */
+static size_t probe_group_bytes(void)
 {
-    char dir[256], path[320];
-    if (!bench_mkdtemp(dir, sizeof dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    snprintf(path, sizeof path, "%s/floor.bin", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        perror("open");
-        exit(1);
-    }
-    char *buf = calloc(1, bytes);
-    size_t n_batches = n / BATCH;
-    double *per_write = calloc(n_batches, sizeof *per_write);
-    for (size_t b = 0; b < n_batches; b++) {
-        uint64_t t0 = bench_now_ns();
-        for (size_t i = 0; i < BATCH; i++)
-            if (write(fd, buf, bytes) != (ssize_t)bytes) {
-                perror("write");
-                exit(1);
-            }
-        per_write[b] = (double)(bench_now_ns() - t0) / BATCH;
-    }
-    close(fd);
-    double m = bench_median(per_write, n_batches);
-    free(per_write);
-    free(buf);
-    bench_rmdir(dir);
-    return m;
+    struct wrap_result r;
+    if (run_config(PERFTRAMP_JITDUMP, BATCH, 1, 60000000000ull, NULL, &r) != 0 || r.dump_bytes <= 0)
+        return 0;
+    return (size_t)(r.dump_bytes + 0.5);
 }
 
 int main(void)
@@ -166,37 +199,51 @@ int main(void)
     static const struct {
         const char *key;
         unsigned outputs;
+        int detail; /* not a metric of its own: a note for results.md */
     } configs[] = {
-        {"wrap_ns_none", 0},
-        {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP},
-        {"wrap_ns_jitdump", PERFTRAMP_JITDUMP},
-        {"wrap_ns_all", PERFTRAMP_ALL},
+        {"wrap_ns_none", 0, 0},
+        {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP, 0},
+        {"wrap_ns_jitdump", PERFTRAMP_JITDUMP, 0},
+        {"wrap_ns_unwind", PERFTRAMP_UNWIND, 1},
+        {"wrap_ns_gdb", PERFTRAMP_GDB, 1},
+        {"wrap_ns_all", PERFTRAMP_ALL, 0},
     };
-    double dump_bytes = 0;
-    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
-        struct wrap_result r;
-        int e = run_config(configs[c].outputs, n, rounds, budget, &r);
-        if (e) {
-            bench_na(configs[c].key, e == ENOTSUP ? "ENOTSUP" : strerror(e));
-            continue;
-        }
-        bench_value(configs[c].key, "%.1f", r.median_ns);
-        bench_note("%s: %zu wraps, median %.1f ns, mean %.1f ns per wrap%s", configs[c].key, r.wraps, r.median_ns,
-                   r.mean_ns, r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
-        if (configs[c].outputs == PERFTRAMP_JITDUMP)
-            dump_bytes = r.dump_bytes;
-    }
-
-    size_t group = (size_t)(dump_bytes + 0.5);
-    const char *group_from = "measured jitdump";
+    size_t group = probe_group_bytes();
+    const char *group_from = "measured from the jitdump";
     if (group == 0) {
         group = estimated_group_bytes();
         group_from = "estimated from the layout; jitdump not available";
     }
+    struct floor floor;
+    floor_open(&floor, group ? group : 1, (n / BATCH) * (size_t)rounds);
+    double dump_bytes = 0;
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        struct wrap_result r;
+        int with_floor = configs[c].outputs == PERFTRAMP_JITDUMP;
+        int e = run_config(configs[c].outputs, n, rounds, budget, with_floor ? &floor : NULL, &r);
+        if (e) {
+            if (configs[c].detail)
+                bench_note("%s: n/a (%s)", configs[c].key, strerror(e));
+            else
+                bench_na(configs[c].key, e == ENOTSUP ? "ENOTSUP" : strerror(e));
+            continue;
+        }
+        if (!configs[c].detail)
+            bench_value(configs[c].key, "%.1f", r.median_ns);
+        bench_note("%s: %zu wraps, median %.1f ns, mean %.1f ns per wrap%s", configs[c].key, r.wraps, r.median_ns,
+                   r.mean_ns, r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
+        if (with_floor)
+            dump_bytes = r.dump_bytes;
+    }
+    if (floor.n_batches == 0) /* no jitdump run to interleave with */
+        for (size_t b = 0; b < n / BATCH; b++)
+            floor_batch(&floor);
+    size_t floor_writes = floor.n_batches * BATCH;
+    double floor_ns = floor_close(&floor);
     if (group) {
-        double floor_ns = write_floor(group, n);
         bench_value("write_floor_ns", "%.1f", floor_ns);
-        bench_note("write_floor_ns: write(2) of %zu bytes (%s), %zu writes", group, group_from, n);
+        bench_note("write_floor_ns: write(2) of %zu bytes (%s), %zu writes%s", group, group_from, floor_writes,
+                   dump_bytes > 0 ? ", interleaved batch by batch with the jitdump wraps" : "");
     } else {
         bench_na("write_floor_ns", "no group size");
     }
