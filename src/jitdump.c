@@ -1,30 +1,297 @@
-/* PERFTRAMP_JITDUMP: not built yet. */
+/* PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
+ * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
+ * DESIGN.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
+ * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in
+ * ONE pwrite() under pt->lock, a CLOSE record at the end.
+ *
+ * A failed or short write cuts the file back to the end of the last
+ * complete record (ftruncate), so perf never reads a torn record, and the
+ * output is disabled (the core records errno). */
+#include "eh_frame.h"
+#include "outfile.h"
 #include "outputs.h"
+#include "perf_name.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* tools/perf/util/jitdump.h */
+enum { JD_MAGIC = 0x4A695444, JD_VERSION = 1, JD_HEADER_SIZE = 40 };
+enum { JD_LOAD = 0, JD_CLOSE = 3, JD_UNWINDING_INFO = 4 };
+enum { JD_PREFIX = 16, JD_LOAD_FIXED = 56, JD_UNWIND_FIXED = 40 };
+
+struct pt_jitdump {
+    int fd;
+    off_t end;              /* end of the last complete record */
+    void *marker;           /* the executable mapping perf looks for */
+    size_t marker_len;
+    uint8_t *unwind;        /* UNWINDING_INFO record minus its timestamp: same for all */
+    size_t unwind_len;
+    uint8_t *group;         /* scratch for one [UNWINDING_INFO][LOAD] group */
+    size_t group_cap;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* what perf record -k 1 samples with */
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+    return p + 4;
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+    return p + 8;
+}
+
+/* Writes n bytes at the end of the last complete record.  On failure the
+ * file is cut back to that end: no torn record survives. */
+static int append(struct pt_jitdump *jd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = pwrite(jd->fd, (const uint8_t *)buf + done, n - done, jd->end + (off_t)done);
+        if (w > 0) {
+            done += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        int e = w < 0 ? errno : EIO;
+        if (done)
+            (void)ftruncate(jd->fd, jd->end);
+        errno = e;
+        return -1;
+    }
+    jd->end += (off_t)n;
+    return 0;
+}
+
+/* The UNWINDING_INFO record for every trampoline, built once: .eh_frame
+ * then .eh_frame_hdr (genelf layout), mapped_size = their size.  The
+ * core spaced the slots so [code, code + ALIGN8(size) + mapped_size)
+ * never overlap. */
+static int build_unwind(struct perftramp *pt, struct pt_jitdump *jd)
+{
+    struct pt_buf blob;
+    size_t eh_size;
+    pt_buf_init(&blob, pt->arch->big_endian);
+    if (pt_eh_jitdump_blob(&blob, &pt->layout, &eh_size) < 0 || blob.failed) {
+        pt_buf_free(&blob);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t padded = (blob.len + 7) & ~(size_t)7;
+    jd->unwind_len = JD_UNWIND_FIXED + padded;
+    jd->unwind = calloc(1, jd->unwind_len);
+    if (!jd->unwind) {
+        pt_buf_free(&blob);
+        errno = ENOMEM;
+        return -1;
+    }
+    uint8_t *p = jd->unwind;
+    p = put32(p, JD_UNWINDING_INFO);
+    p = put32(p, (uint32_t)jd->unwind_len);
+    p = put64(p, 0); /* timestamp: per group */
+    p = put64(p, blob.len);            /* unwinding_size */
+    p = put64(p, blob.len - eh_size);  /* eh_frame_hdr_size */
+    p = put64(p, blob.len);            /* mapped_size */
+    memcpy(p, blob.data, blob.len);
+    pt_buf_free(&blob);
+    return 0;
+}
+
+/* Creates <dir>/jit-<pid>.dump, writes the header, maps the marker.
+ * A refused file disables the output (errno recorded) and returns 0
+ * with fd -1. */
+static int open_dump(struct perftramp *pt, struct pt_jitdump *jd)
+{
+    char path[PATH_MAX];
+    const char *dir = pt->jitdump_dir ? pt->jitdump_dir : "/tmp";
+    if (snprintf(path, sizeof path, "%s/jit-%ld.dump", dir, (long)pt->pid) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    bool refused;
+    jd->fd = pt_outfile_open(path, O_RDWR, &refused);
+    if (jd->fd < 0) {
+        if (refused) {
+            pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
+            return 0;
+        }
+        return -1;
+    }
+    jd->end = 0;
+    /* truncate only now, after the file was checked to be ours */
+    if (ftruncate(jd->fd, 0) < 0)
+        goto fail;
+    uint8_t h[JD_HEADER_SIZE], *p = h;
+    p = put32(p, JD_MAGIC);
+    p = put32(p, JD_VERSION);
+    p = put32(p, JD_HEADER_SIZE);
+    p = put32(p, pt->arch->elf_machine);
+    p = put32(p, 0);
+    p = put32(p, (uint32_t)pt->pid);
+    p = put64(p, now_ns());
+    put64(p, 0); /* flags: no arch timestamps */
+    if (append(jd, h, sizeof h) < 0)
+        goto fail;
+    /* perf record sees this PROT_EXEC mapping of jit-<pid>.dump and perf
+     * inject --jit finds the dump by it: keep it for the context's life. */
+    long page = sysconf(_SC_PAGESIZE);
+    jd->marker_len = page > 0 ? (size_t)page : 4096;
+    jd->marker = mmap(NULL, jd->marker_len, PROT_READ | PROT_EXEC, MAP_PRIVATE, jd->fd, 0);
+    if (jd->marker == MAP_FAILED) {
+        jd->marker = NULL;
+        goto fail;
+    }
+    return 0;
+fail: {
+    int e = errno;
+    close(jd->fd);
+    jd->fd = -1;
+    (void)unlink(path);
+    errno = e;
+    return -1;
+}
+}
+
+static void release_file(struct pt_jitdump *jd)
+{
+    if (jd->marker)
+        munmap(jd->marker, jd->marker_len);
+    jd->marker = NULL;
+    if (jd->fd >= 0)
+        close(jd->fd);
+    jd->fd = -1;
+}
+
+static void free_jitdump(struct pt_jitdump *jd)
+{
+    release_file(jd);
+    free(jd->unwind);
+    free(jd->group);
+    free(jd);
+}
 
 int pt_jitdump_open(struct perftramp *pt)
 {
-    (void)pt;
-    errno = ENOTSUP;
-    return -1;
+    struct pt_jitdump *jd = calloc(1, sizeof *jd);
+    if (!jd) {
+        errno = ENOMEM;
+        return -1;
+    }
+    jd->fd = -1;
+    if (build_unwind(pt, jd) < 0 || open_dump(pt, jd) < 0) {
+        int e = errno;
+        free_jitdump(jd);
+        errno = e;
+        return -1;
+    }
+    pt->jitdump = jd;
+    return 0;
+}
+
+/* One [UNWINDING_INFO][LOAD] group, one write. */
+static int write_group(struct perftramp *pt, uintptr_t addr, const uint8_t *code, size_t code_size,
+                       const char *raw_name)
+{
+    struct pt_jitdump *jd = pt->jitdump;
+    if (!jd || jd->fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    char name[PT_PERF_NAME_MAX + 1];
+    size_t name_len = pt_perf_name(name, raw_name);
+    size_t load_len = JD_LOAD_FIXED + name_len + 1 + code_size; /* code at the very end: no padding */
+    size_t need = jd->unwind_len + load_len;
+    if (need > UINT32_MAX) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    if (need > jd->group_cap) {
+        uint8_t *g = realloc(jd->group, need);
+        if (!g) {
+            errno = ENOMEM;
+            return -1;
+        }
+        jd->group = g;
+        jd->group_cap = need;
+    }
+    uint64_t ts = now_ns();
+    memcpy(jd->group, jd->unwind, jd->unwind_len);
+    put64(jd->group + 8, ts);
+    uint8_t *p = jd->group + jd->unwind_len;
+    p = put32(p, JD_LOAD);
+    p = put32(p, (uint32_t)load_len);
+    p = put64(p, ts);
+    p = put32(p, (uint32_t)pt->pid);
+    p = put32(p, (uint32_t)syscall(SYS_gettid));
+    p = put64(p, addr);              /* vma */
+    p = put64(p, addr);              /* code_addr */
+    p = put64(p, code_size);
+    p = put64(p, pt->code_index++);  /* never reused: names jitted-<pid>-<index>.so */
+    memcpy(p, name, name_len + 1);
+    p += name_len + 1;
+    memcpy(p, code, code_size);
+    return append(jd, jd->group, need);
 }
 
 int pt_jitdump_add(struct perftramp *pt, const struct pt_tramp *t)
 {
-    (void)pt;
-    (void)t;
-    return 0;
+    return write_group(pt, t->addr, t->code, t->size, t->name);
+}
+
+static int emit_live(struct perftramp *pt, struct pt_arena *a, size_t i, void *arg)
+{
+    (void)arg;
+    const char *name = a->names && a->names[i] ? a->names[i] : "";
+    return write_group(pt, pt_slot_x(pt, a, i), pt_slot_w(pt, a, i), pt->layout.size, name) < 0 ? -1 : 0;
 }
 
 int pt_jitdump_after_fork(struct perftramp *pt)
 {
-    (void)pt;
-    return 0;
+    struct pt_jitdump *jd = pt->jitdump;
+    /* the fd and the marker are the parent's: let go of both without
+     * writing (closing an fd writes nothing), then start our own dump */
+    release_file(jd);
+    if (open_dump(pt, jd) < 0)
+        return -1;
+    if (jd->fd < 0)
+        return 0; /* refused: already disabled with its errno */
+    return pt_for_each_live(pt, emit_live, NULL) ? -1 : 0;
 }
 
 int pt_jitdump_close(struct perftramp *pt)
 {
-    (void)pt;
-    return 0;
+    struct pt_jitdump *jd = pt->jitdump;
+    if (!jd)
+        return 0;
+    int r = 0;
+    if (jd->fd >= 0 && pt_output_on(pt, PERFTRAMP_JITDUMP)) {
+        uint8_t rec[JD_PREFIX], *p = rec;
+        p = put32(p, JD_CLOSE);
+        p = put32(p, JD_PREFIX);
+        put64(p, now_ns());
+        r = append(jd, rec, sizeof rec);
+    }
+    int e = errno;
+    free_jitdump(jd);
+    pt->jitdump = NULL;
+    errno = e;
+    return r;
 }

@@ -1,6 +1,7 @@
 /* The public API: open, wrap, release, output errors, after-fork, close. */
 #include "config.h"
 
+#include "atfork.h"
 #include "context.h"
 #include "eh_frame.h"
 #include "outputs.h"
@@ -137,7 +138,14 @@ perftramp *perftramp_open(const struct perftramp_options *opts)
             goto fail;
         }
         opened |= bit;
-        atomic_fetch_or(&pt->active, bit);
+        /* a hook that refused its file disabled itself (errno recorded) */
+        if (!atomic_load(&pt->output_error[i]))
+            atomic_fetch_or(&pt->active, bit);
+    }
+    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt) < 0) {
+        e = errno;
+        close_outputs(pt, opened, NULL);
+        goto fail;
     }
     return pt;
 fail:
@@ -247,6 +255,8 @@ int perftramp_close(perftramp *pt)
         errno = EINVAL;
         return -1;
     }
+    if (pt->flags & PERFTRAMP_ATFORK)
+        pt_atfork_unregister(pt);
     int e = 0;
     pthread_mutex_lock(&pt->lock);
     close_outputs(pt, pt->outputs, &e);
