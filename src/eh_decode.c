@@ -327,7 +327,21 @@ struct interp {
     uint64_t range;
     struct pt_row stack[PT_STATE_STACK];
     size_t depth;
+    bool overflow;           /* a factored offset did not fit: hostile input */
 };
+
+/* v * data_align without signed overflow (undefined behaviour on hostile
+ * input): sets s->overflow instead.  `negate` is for
+ * DW_CFA_GNU_negative_offset_extended. */
+static int64_t scaled(struct interp *s, int64_t v, bool negate)
+{
+    int64_t r;
+    if ((negate && __builtin_sub_overflow((int64_t)0, v, &v)) || __builtin_mul_overflow(v, s->cie->data_align, &r)) {
+        s->overflow = true;
+        return 0;
+    }
+    return r;
+}
 
 static int emit_row(struct interp *s)
 {
@@ -366,7 +380,6 @@ static int restore_reg(struct interp *s, uint32_t reg)
 static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
 {
     struct cur c = {p, p + len, p, s->ctx->big_endian, false};
-    const struct pt_cie *cie = s->cie;
     while (c.p < c.end && !c.bad) {
         uint8_t op = (uint8_t)rd(&c, 1);
         uint8_t hi = op & 0xc0, lo = op & 0x3f;
@@ -374,7 +387,7 @@ static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
         if (hi == DW_CFA_advance_loc) {
             r = in_cie ? 0 : advance(s, lo);
         } else if (hi == DW_CFA_offset) {
-            r = set_rule(s->ctx, &s->cur, lo, PT_RULE_OFFSET, (int64_t)uleb(&c) * cie->data_align);
+            r = set_rule(s->ctx, &s->cur, lo, PT_RULE_OFFSET, scaled(s, (int64_t)uleb(&c), false));
         } else if (hi == DW_CFA_restore) {
             r = restore_reg(s, lo);
         } else {
@@ -391,27 +404,27 @@ static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
             case DW_CFA_offset_extended:
                 reg = uleb(&c);
                 a = uleb(&c);
-                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, (int64_t)a * cie->data_align);
+                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, scaled(s, (int64_t)a, false));
                 break;
             case DW_CFA_offset_extended_sf:
                 reg = uleb(&c);
                 sa = sleb(&c);
-                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, sa * cie->data_align);
+                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, scaled(s, sa, false));
                 break;
             case DW_CFA_GNU_negative_offset_extended:
                 reg = uleb(&c);
                 a = uleb(&c);
-                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, -(int64_t)a * cie->data_align);
+                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_OFFSET, scaled(s, (int64_t)a, true));
                 break;
             case DW_CFA_val_offset:
                 reg = uleb(&c);
                 a = uleb(&c);
-                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_VAL_OFFSET, (int64_t)a * cie->data_align);
+                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_VAL_OFFSET, scaled(s, (int64_t)a, false));
                 break;
             case DW_CFA_val_offset_sf:
                 reg = uleb(&c);
                 sa = sleb(&c);
-                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_VAL_OFFSET, sa * cie->data_align);
+                r = set_rule(s->ctx, &s->cur, (uint32_t)reg, PT_RULE_VAL_OFFSET, scaled(s, sa, false));
                 break;
             case DW_CFA_restore_extended:
                 r = restore_reg(s, (uint32_t)uleb(&c));
@@ -447,7 +460,7 @@ static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
                 break;
             case DW_CFA_def_cfa_sf:
                 s->cur.cfa_reg = (uint32_t)uleb(&c);
-                s->cur.cfa_offset = sleb(&c) * cie->data_align;
+                s->cur.cfa_offset = scaled(s, sleb(&c), false);
                 s->cur.cfa_expression = false;
                 break;
             case DW_CFA_def_cfa_register:
@@ -458,7 +471,7 @@ static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
                 s->cur.cfa_offset = (int64_t)uleb(&c);
                 break;
             case DW_CFA_def_cfa_offset_sf:
-                s->cur.cfa_offset = sleb(&c) * cie->data_align;
+                s->cur.cfa_offset = scaled(s, sleb(&c), false);
                 break;
             case DW_CFA_def_cfa_expression:
                 a = uleb(&c);
@@ -487,6 +500,8 @@ static int run(struct interp *s, const uint8_t *p, size_t len, bool in_cie)
                 return err(s->ctx, 0, "unknown call frame opcode 0x%02x", op);
             }
         }
+        if (r == 0 && s->overflow)
+            return err(s->ctx, 0, "factored offset overflows 64 bits");
         if (r < 0)
             return -1;
     }

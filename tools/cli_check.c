@@ -247,17 +247,58 @@ static void text_file(FILE *out, const char *path, const struct pt_jd_summary *s
         fprintf(out, "  %-7s at offset 0x%zx: %s\n", sev_name(is->v[i].sev), is->v[i].offset, is->v[i].msg);
     }
     if (hidden[2] || hidden[1])
-        fprintf(out, "  ... and %zu more errors, %zu more warnings (--all shows them)\n", hidden[2], hidden[1]);
+        fprintf(out, "  ... %zu more errors, %zu more warnings listed by --all or --json\n", hidden[2], hidden[1]);
+    if (s->errors + s->warnings > shown[2] + shown[1] + hidden[2] + hidden[1])
+        fprintf(out, "  (repeated issues of one kind are counted in the totals, listed once per kind up to a limit)\n");
+}
+
+/* --records: one line per framed record, for humans and for tests that
+ * need record offsets (corrupting a chosen record). */
+static void print_records(FILE *out, const uint8_t *data, size_t len)
+{
+    struct pt_jd_iter it;
+    struct pt_jd_record r;
+    if (pt_jd_iter_init(&it, data, len) < 0) {
+        fprintf(out, "  (no records: %s)\n", it.error);
+        return;
+    }
+    int k;
+    while ((k = pt_jd_next(&it, &r)) == 1) {
+        fprintf(out, "  record 0x%08zx %-14s size %-6" PRIu32 " ts %" PRIu64, r.offset, pt_jd_record_name(r.id),
+                r.total_size, r.timestamp);
+        if (r.malformed) {
+            fputs(" (malformed)\n", out);
+            continue;
+        }
+        if (r.id == PT_JD_LOAD) {
+            fprintf(out, " code_index %" PRIu64 " code_addr 0x%" PRIx64 " code_size %" PRIu64 " name \"", r.code_index,
+                    r.code_addr, r.code_size);
+            for (size_t i = 0; r.name && i < r.name_len; i++) {
+                unsigned char c = (unsigned char)r.name[i];
+                if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+                    fprintf(out, "\\x%02x", c);
+                else
+                    fputc(c, out);
+            }
+            fputc('"', out);
+        } else if (r.id == PT_JD_UNWINDING_INFO) {
+            fprintf(out, " unwinding_size %" PRIu64 " eh_frame_hdr_size %" PRIu64 " mapped_size %" PRIu64,
+                    r.unwinding_size, r.eh_frame_hdr_size, r.mapped_size);
+        }
+        fputc('\n', out);
+    }
+    if (k < 0)
+        fprintf(out, "  record 0x%08zx cannot be framed: %s\n", it.off, it.error);
 }
 
 static void check_usage(FILE *f)
 {
-    fprintf(f, "usage: perftramp check [--json] [--all] FILE...\n");
+    fprintf(f, "usage: perftramp check [--json] [--all] [--records] FILE...\n");
 }
 
 int cli_check_main(int argc, char **argv)
 {
-    bool json = false, all = false, end_of_opts = false;
+    bool json = false, all = false, records = false, end_of_opts = false;
     int n_files = 0;
     for (int i = 1; i < argc; i++) {
         if (end_of_opts || argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
@@ -268,6 +309,8 @@ int cli_check_main(int argc, char **argv)
             json = true;
         } else if (strcmp(argv[i], "--all") == 0) {
             all = true;
+        } else if (strcmp(argv[i], "--records") == 0) {
+            records = true;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             check_usage(stdout);
             return CLI_OK;
@@ -319,6 +362,8 @@ int cli_check_main(int argc, char **argv)
             json_file(stdout, path, &sum, &is, errors);
         else
             text_file(stdout, path, &sum, &is, errors, all);
+        if (records && !json)
+            print_records(stdout, data, len);
         if (errors && rc == CLI_OK)
             rc = CLI_INVALID;
         issues_free(&is);

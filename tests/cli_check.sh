@@ -1,0 +1,69 @@
+#!/bin/sh
+# perftramp check on perftramp's own jitdump (examples/hello with
+# PERFTRAMP=jitdump): valid with no warning; every corrupted copy rejected;
+# usage and I/O errors are exit 2; --json is well formed for hostile names.
+set -u
+: "${PT_BUILDDIR:=.}" "${PT_SRCDIR:=.}"
+PT="$PT_BUILDDIR/tools/perftramp"
+HELLO="$PT_BUILDDIR/examples/hello"
+[ -x "$PT" ] || { echo "FAIL: $PT not built"; exit 1; }
+[ -x "$HELLO" ] || { echo "FAIL: $HELLO not built"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/cli_check.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+. "$PT_SRCDIR/tests/cli_lib.sh"
+
+mkdir "$work/dumps"
+PERFTRAMP=jitdump JITDUMPDIR="$work/dumps" "$HELLO" > "$work/hello.out" 2>&1 ||
+    { echo "FAIL: examples/hello failed"; cat "$work/hello.out"; exit 1; }
+dump=$(ls "$work"/dumps/jit-*.dump 2>/dev/null | head -1)
+[ -n "$dump" ] || { echo "FAIL: PERFTRAMP=jitdump examples/hello wrote no jit-*.dump"; exit 1; }
+
+check_expect 0 "$dump" "perftramp dump"
+"$PT" check --records "$dump"
+grep -q "valid (0 errors, 0 warnings)" "$work/out.txt" ||
+    { echo "FAIL: perftramp's own dump is not warning-free"; cat "$work/out.txt"; fail=1; }
+grep -q "LOADs with unwinding info: 1 of 1" "$work/out.txt" ||
+    { echo "FAIL: the LOAD has no unwinding info"; fail=1; }
+
+corrupt_all "$dump" perftramp
+
+# a second LOAD with the same code_index: perf would overwrite its .so
+set -- $(record_of "$dump" LOAD)
+if [ $# -eq 2 ]; then
+    # duplicate the [UNWINDING_INFO][LOAD] group: same bytes, same code_index
+    head -c 40 "$dump" > "$work/twice.dump"
+    tail -c +41 "$dump" | head -c $(($1 + $2 - 40)) > "$work/group"
+    cat "$work/group" "$work/group" >> "$work/twice.dump"
+    check_expect 1 "$work/twice.dump" "perftramp group written twice (code_index reused)"
+fi
+
+# usage and I/O errors: exit 2
+"$PT" check > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: check without FILE: exit $rc, want 2"; fail=1; }
+"$PT" check --bogus "$dump" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: check --bogus: exit $rc, want 2"; fail=1; }
+"$PT" check "$work/no-such.dump" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: check of a missing file: exit $rc, want 2"; fail=1; }
+"$PT" check "$work" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: check of a directory: exit $rc, want 2"; fail=1; }
+"$PT" check "$dump" "$work/magic.dump" > /dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: a valid and an invalid file: exit $rc, want 1"; fail=1; }
+"$PT" bogus > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: unknown command: exit $rc, want 2"; fail=1; }
+
+# --json: a file name with a quote, a backslash and a newline stays one
+# JSON string; a LOAD name with control bytes is escaped
+odd="$work/we\"ird\\na
+me.dump"
+cp "$dump" "$odd"
+"$PT" check --json "$odd" "$work/magic.dump" > "$work/out.json"; rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: --json valid+invalid: exit $rc, want 1"; fail=1; }
+[ "$(wc -l < "$work/out.json")" -eq 1 ] || { echo "FAIL: --json output spans lines"; cat "$work/out.json"; fail=1; }
+grep -q 'we\\"ird\\\\na\\nme.dump' "$work/out.json" || { echo "FAIL: --json file name not escaped"; cat "$work/out.json"; fail=1; }
+grep -q '"valid":false}$' "$work/out.json" || { echo "FAIL: --json overall verdict"; fail=1; }
+if command -v node > /dev/null 2>&1; then
+    node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/out.json" ||
+        { echo "FAIL: --json does not parse"; cat "$work/out.json"; fail=1; }
+fi
+[ $fail -eq 0 ] && echo "ok: usage, I/O errors and --json"
+exit $fail
