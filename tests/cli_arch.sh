@@ -85,6 +85,18 @@ EOT
     fi
 done
 
+# gdb reads the host table's object: the symbol and one line per instruction
+host=$("$PT" arch | awk '$NF == "(host)" {print $1}')
+if [ -n "$host" ] && command -v gdb >/dev/null 2>&1; then
+    n_insns=$(awk '/^Instructions/ {on = 1; next} on && /^  0x/ && !/data word|end \(one|zero padding/ {n++} on && /^$/ {exit} END {print n + 0}' "$work/$host.txt")
+    n_gdb=$(gdb -nx -batch -ex "x/${n_insns}i perftramp_$host" "$work/$host/trampoline.o" 2>/dev/null | grep -c "<perftramp_$host")
+    if [ "$n_gdb" -ne "$n_insns" ] || [ "$n_insns" -eq 0 ]; then
+        echo "FAIL: gdb disassembled $n_gdb of $n_insns instructions of perftramp_$host"; fail=1
+    else
+        echo "ok: gdb disassembles the $n_insns instructions of perftramp_$host"
+    fi
+fi
+
 # usage errors are exit 2, never a crash
 "$PT" arch no-such-arch >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: arch no-such-arch exit $rc (want 2)"; fail=1; }
