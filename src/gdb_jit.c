@@ -1,38 +1,265 @@
-/* PERFTRAMP_GDB: not built yet. */
+/* PERFTRAMP_GDB: the GDB JIT interface (GDB manual, "JIT Compilation
+ * Interface"): a process-wide list of in-memory object files that gdb reads
+ * when it attaches or starts the program, and again each time the process
+ * calls __jit_debug_register_code (gdb keeps a breakpoint there).
+ *
+ * What we hand gdb: one ELF (src/elf_image.c) per *chunk* of
+ * PT_GDB_CHUNK_SLOTS consecutive slots of an arena, holding
+ *   .text      SHT_NOBITS at the chunk's executable address (gdb reads the
+ *              code from the process),
+ *   .eh_frame  the chunk's CIE + FDEs, placed at an address inside the
+ *              arena's own .eh_frame area (never over code), pcrel pointers
+ *              computed for that address,
+ *   .symtab    one STT_FUNC per live trampoline, named as wrapped.
+ * Chunks never overlap, so gdb's pc -> section -> symbol lookup is exact.
+ *
+ * The publication rule: perftramp_wrap() and perftramp_release() rebuild
+ * and re-register the chunk that holds the slot BEFORE they return.  So a
+ * trampoline is known to gdb before any code can run through it, and a
+ * breakpoint anywhere shows every trampoline that exists at that moment.
+ * Batching is spatial, not temporal: one entry covers up to
+ * PT_GDB_CHUNK_SLOTS trampolines, so the number of entries gdb holds (and
+ * re-walks on each registration) is live/PT_GDB_CHUNK_SLOTS, and each
+ * registration costs gdb O(PT_GDB_CHUNK_SLOTS), whatever the total: linear
+ * overall instead of quadratic.  One entry per trampoline makes gdb
+ * quadratic; one per arena makes every wrap rebuild up to ~200,000 symbols.
+ *
+ * The descriptor is process-wide (gdb finds it by name: these symbols stay
+ * exported by libperftramp.so), shared by every context, and guarded by one
+ * process-wide mutex. */
+#include "config.h"
+
+#include "elf_image.h"
+#include "eh_frame.h"
 #include "outputs.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the interface gdb knows (gdb/jit.h, GDB manual) ---------------- */
+enum { PT_JIT_NOACTION = 0, PT_JIT_REGISTER = 1, PT_JIT_UNREGISTER = 2 };
+
+struct jit_code_entry {
+    struct jit_code_entry *next;
+    struct jit_code_entry *prev;
+    const char *symfile_addr;
+    uint64_t symfile_size;
+};
+
+struct jit_descriptor {
+    uint32_t version;
+    uint32_t action_flag;
+    struct jit_code_entry *relevant_entry;
+    struct jit_code_entry *first_entry;
+};
+
+/* gdb breaks here; the asm keeps the call and the function alive. */
+void __jit_debug_register_code(void) __attribute__((noinline, used, visibility("default")));
+void __jit_debug_register_code(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+extern struct jit_descriptor __jit_debug_descriptor __attribute__((visibility("default")));
+struct jit_descriptor __jit_debug_descriptor __attribute__((used)) = {1, 0, NULL, NULL};
+
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void jit_notify(struct jit_code_entry *e, uint32_t action)
+{
+    __jit_debug_descriptor.relevant_entry = e;
+    __jit_debug_descriptor.action_flag = action;
+    __jit_debug_register_code();
+    __jit_debug_descriptor.relevant_entry = NULL;
+    __jit_debug_descriptor.action_flag = PT_JIT_NOACTION;
+}
+
+/* Both called with jit_lock held. */
+static void jit_link(struct jit_code_entry *e)
+{
+    e->prev = NULL;
+    e->next = __jit_debug_descriptor.first_entry;
+    if (e->next)
+        e->next->prev = e;
+    __jit_debug_descriptor.first_entry = e;
+    jit_notify(e, PT_JIT_REGISTER);
+}
+
+static void jit_unlink(struct jit_code_entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        __jit_debug_descriptor.first_entry = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    jit_notify(e, PT_JIT_UNREGISTER);
+    e->next = e->prev = NULL;
+}
+
+/* ---- chunks ---------------------------------------------------------- */
+#define PT_GDB_CHUNK_SLOTS 64
+
+struct pt_gdb_chunk {
+    struct jit_code_entry entry;
+    uint8_t *image;       /* the registered ELF, or NULL */
+};
+
+struct pt_gdb_arena {
+    size_t n_chunks;
+    struct pt_gdb_chunk chunks[];
+};
+
+struct pt_gdb {
+    struct pt_buf program; /* the FDE program, shared by every slot */
+};
 
 int pt_gdb_open(struct perftramp *pt)
 {
-    (void)pt;
-    errno = ENOTSUP;
-    return -1;
+    struct pt_gdb *g = calloc(1, sizeof *g);
+    if (!g) {
+        errno = ENOMEM;
+        return -1;
+    }
+    pt_buf_init(&g->program, pt->arch->big_endian);
+    if (pt_cfi_program(&g->program, &pt->layout) < 0 || g->program.failed) {
+        int e = g->program.failed ? ENOMEM : errno;
+        pt_buf_free(&g->program);
+        free(g);
+        errno = e;
+        return -1;
+    }
+    pt->gdb = g;
+    return 0;
+}
+
+static struct pt_gdb_arena *arena_state(struct pt_arena *a)
+{
+    if (!a->gdb_handle) {
+        size_t n = (a->n_slots + PT_GDB_CHUNK_SLOTS - 1) / PT_GDB_CHUNK_SLOTS;
+        struct pt_gdb_arena *s = calloc(1, sizeof *s + n * sizeof s->chunks[0]);
+        if (!s)
+            return NULL;
+        s->n_chunks = n;
+        a->gdb_handle = s;
+    }
+    return a->gdb_handle;
+}
+
+static void chunk_drop(struct pt_gdb_chunk *c)
+{
+    if (!c->image)
+        return;
+    jit_unlink(&c->entry);
+    free(c->image);
+    c->image = NULL;
+}
+
+/* Rebuilds chunk k of arena a from its live slots and swaps it in. */
+static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb_arena *s, size_t k)
+{
+    struct pt_gdb *g = pt->gdb;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    size_t first = k * PT_GDB_CHUNK_SLOTS;
+    size_t end = first + PT_GDB_CHUNK_SLOTS;
+    if (end > a->n_slots)
+        end = a->n_slots;
+    if (end > a->high_water)
+        end = a->high_water;
+
+    struct pt_elf_out_symbol syms[PT_GDB_CHUNK_SLOTS];
+    size_t n = 0;
+    for (size_t i = first; i < end; i++)
+        if (pt_slot_live(a, i) && a->names && a->names[i])
+            syms[n++] = (struct pt_elf_out_symbol){
+                .name = a->names[i], .section = 0, .value = (i - first) * pt->stride, .size = pt->layout.size};
+    if (n == 0) {
+        pthread_mutex_lock(&jit_lock);
+        chunk_drop(c);
+        pthread_mutex_unlock(&jit_lock);
+        return 0;
+    }
+
+    /* .eh_frame for the live slots only, read by gdb at eh_addr: inside
+     * the arena's in-process .eh_frame area, where no code lives */
+    uintptr_t text = pt_slot_x(pt, a, first);
+    uintptr_t eh_addr = a->x + a->eh_off + first * pt->fde_size;
+    struct pt_buf eh;
+    pt_buf_init(&eh, pt->arch->big_endian);
+    size_t cie = pt_eh_cie(&eh, pt->arch);
+    for (size_t j = 0; j < n; j++) {
+        uintptr_t code = text + syms[j].value;
+        pt_eh_fde(&eh, cie, (int64_t)(code - eh_addr), pt->layout.size, g->program.data, g->program.len);
+    }
+    pt_eh_terminator(&eh);
+    if (eh.failed) {
+        pt_buf_free(&eh);
+        errno = ENOMEM;
+        return -1;
+    }
+    const struct pt_elf_out_section secs[2] = {
+        {.name = ".text", .type = 8 /* SHT_NOBITS */, .flags = 0x2 | 0x4 /* ALLOC|EXECINSTR */, .addr = text,
+         .size = (end - first) * pt->stride, .align = pt->arch->code_align},
+        {.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2 /* ALLOC */, .addr = eh_addr,
+         .data = eh.data, .size = eh.len, .align = 8},
+    };
+    size_t len = 0;
+    uint8_t *image = pt_elf_build(pt->arch->elf_machine, pt->arch->big_endian, secs, 2, syms, n, &len);
+    pt_buf_free(&eh);
+    if (!image)
+        return -1;
+
+    pthread_mutex_lock(&jit_lock);
+    chunk_drop(c);
+    c->image = image;
+    c->entry.symfile_addr = (const char *)image;
+    c->entry.symfile_size = len;
+    jit_link(&c->entry);
+    pthread_mutex_unlock(&jit_lock);
+    return 0;
 }
 
 int pt_gdb_add(struct perftramp *pt, struct pt_arena *a, size_t index)
 {
-    (void)pt;
-    (void)a;
-    (void)index;
-    return 0;
+    struct pt_gdb_arena *s = arena_state(a);
+    if (!s || !pt->gdb) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return chunk_publish(pt, a, s, index / PT_GDB_CHUNK_SLOTS);
 }
 
 int pt_gdb_remove(struct perftramp *pt, struct pt_arena *a, size_t index)
 {
-    (void)pt;
-    (void)a;
-    (void)index;
-    return 0;
+    struct pt_gdb_arena *s = a->gdb_handle;
+    if (!s)
+        return 0;
+    return chunk_publish(pt, a, s, index / PT_GDB_CHUNK_SLOTS);
 }
 
 void pt_gdb_arena_removed(struct perftramp *pt, struct pt_arena *a)
 {
     (void)pt;
-    (void)a;
+    struct pt_gdb_arena *s = a->gdb_handle;
+    if (!s)
+        return;
+    pthread_mutex_lock(&jit_lock);
+    for (size_t k = s->n_chunks; k-- > 0;)
+        chunk_drop(&s->chunks[k]);
+    pthread_mutex_unlock(&jit_lock);
+    free(s);
+    a->gdb_handle = NULL;
 }
 
 void pt_gdb_close(struct perftramp *pt)
 {
-    (void)pt;
+    for (size_t k = pt->n_arenas; k-- > 0;)
+        pt_gdb_arena_removed(pt, pt->arenas[k]);
+    if (pt->gdb) {
+        pt_buf_free(&pt->gdb->program);
+        free(pt->gdb);
+        pt->gdb = NULL;
+    }
 }

@@ -1,0 +1,50 @@
+#!/bin/sh
+# gdb -batch breaks in the target of a trampoline: `bt` must show
+# gdb_target <- py::chosen (the trampoline's name, from the GDB JIT
+# interface) <- gdb_caller <- main.  Run with 0 and 1,000 other live
+# trampolines, and after releasing them (chunks rebuilt).  The name can
+# only come from the JIT symbol file: without it gdb prints `??` and the
+# frame comparison fails.  Also checks libperftramp.so exports __jit_debug_*.
+set -u
+: "${PT_BUILDDIR:=.}"
+command -v gdb >/dev/null 2>&1 || { echo "SKIP: gdb is not installed"; exit 77; }
+prog="$PT_BUILDDIR/tests/gdb_bt_prog"
+libtool="$PT_BUILDDIR/libtool"
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+
+so=$(ls "$PT_BUILDDIR"/.libs/libperftramp.so 2>/dev/null | head -n 1)
+if [ -n "$so" ] && command -v nm >/dev/null 2>&1; then
+    for sym in __jit_debug_descriptor __jit_debug_register_code; do
+        nm -D --defined-only "$so" | grep -q " $sym\$" || { echo "FAIL: $so does not export $sym"; exit 1; }
+    done
+fi
+
+fail=0
+run() {
+    out=$("$libtool" --mode=execute gdb -nx -batch \
+        -ex 'set debuginfod enabled off' -ex 'set pagination off' \
+        -ex 'break gdb_target' -ex run -ex bt -ex continue \
+        --args "$prog" "$@" 2>&1)
+    # keep the frame lines, names only
+    frames=$(printf '%s\n' "$out" | sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p')
+    want="0 gdb_target
+1 py::chosen
+2 gdb_caller
+3 main"
+    if [ "$frames" = "$want" ]; then
+        echo "ok: bt with $* : $(printf '%s' "$frames" | tr '\n' ' ')"
+    else
+        echo "FAIL: bt with $*: expected"
+        printf '%s\n' "$want"
+        echo "got:"
+        printf '%s\n' "$out" | grep -E '^#|warning|error' | head -n 20
+        fail=1
+    fi
+    printf '%s\n' "$out" | grep -q 'result 41' || { echo "FAIL: the program did not finish under gdb ($*)"; fail=1; }
+}
+
+run 0
+run 1000
+run 1000 release
+[ "$fail" = 0 ] || exit 1
+echo "PASS: gdb bt through trampolines"
