@@ -1,0 +1,43 @@
+#!/bin/bash
+# The whole `make check` (torture suites included) again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, the threaded suites under
+# ThreadSanitizer, and every compiled test under valgrind memcheck.  Each
+# pass has its own build directory; any report fails the step.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/torture/ci-lib.sh
+command -v valgrind >/dev/null || { echo "20-sanitizers: valgrind missing (tools/deps/torture.txt)"; exit 1; }
+
+src=/tmp/ci-san-src
+ci_src "$src"
+src=$CI_SRC_DIR
+fail=0
+
+echo "== ASan+UBSan: make check, torture suites included (/tmp/ci-asan)"
+san='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+ci_build "$src" /tmp/ci-asan CFLAGS="-O1 -g $san" CXXFLAGS="-O1 -g $san" LDFLAGS="$san"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if ! (cd /tmp/ci-asan && make -s check >/dev/null); then
+    ci_logs /tmp/ci-asan
+    fail=1
+fi
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+echo "== TSan: make check-tsan (/tmp/ci-tsan)"
+ci_build "$src" /tmp/ci-tsan CFLAGS="-O1 -g -fsanitize=thread" CXXFLAGS="-O1 -g -fsanitize=thread" \
+    LDFLAGS="-fsanitize=thread"
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+if ! (cd /tmp/ci-tsan && make -s check-tsan >/dev/null); then
+    ci_logs /tmp/ci-tsan
+    fail=1
+fi
+unset TSAN_OPTIONS
+
+echo "== valgrind memcheck: make check-valgrind (/tmp/ci-valgrind)"
+ci_build "$src" /tmp/ci-valgrind CFLAGS="-O1 -g"
+if ! (cd /tmp/ci-valgrind && make -s check-valgrind >/dev/null); then
+    ci_logs /tmp/ci-valgrind
+    fail=1
+fi
+exit $fail
