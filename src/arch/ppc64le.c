@@ -2,28 +2,30 @@
  *
  * Arguments arrive in r3-r10, f1-f13 and v2-v13; a hidden struct-return
  * pointer travels in r3: the trampoline touches none of them.  It uses
- * only r0 and r12 (volatile, "may be modified during function linkage",
- * ELFv2 2.2.1.1) and CTR.
+ * only r0 and r12 (volatile, free during function linkage: ELFv2 ch. 2,
+ * "Register Roles") and CTR.
  *
- * Frame (ELFv2 2.2.2): the LR save doubleword of the CALLER's frame is at
- * 16(r1); `stdu` allocates our 96-byte frame and stores the back chain at
- * 0(r1) in one instruction, so back-chain unwinders always see a valid
- * chain.  96 = the 32-byte header (back chain, CR save, LR save, TOC save)
- * + a 64-byte parameter save area, which a variadic or unprototyped target
- * may spill r3-r10 into; 16-byte aligned.  r2 (TOC) goes to our TOC save
- * slot 24(r1) and comes back with `ld r2,24(r1)` right after `bctrl`: the
- * exact pattern libgcc's ppc64 unwinder recognises to recover r2.
+ * Frame (ELFv2 ch. 2, "The Stack Frame"): the LR save doubleword of the
+ * CALLER's frame is at 16(r1); `stdu` allocates our 96-byte frame and
+ * stores the back chain at 0(r1) in one instruction, so back-chain
+ * unwinders always see a valid chain.  96 = the 32-byte header (back
+ * chain, CR save, LR save, TOC save) + a 64-byte parameter save area,
+ * which a variadic or unprototyped target may spill r3-r10 into; 16-byte
+ * aligned.  r2 (TOC) goes to our TOC save slot 24(r1) and comes back with
+ * `ld r2,24(r1)` right after `bctrl`: the exact instruction libgcc's ppc64
+ * unwinder looks for at a return address to recover r2.
  *
- * The target's global entry point needs r12 = its own address (ELFv2
- * 2.3.2.1): `bcl 20,31,$+4` puts the address of the next instruction in
- * LR (BO=20 "branch always" is the form that does not unbalance the link
- * stack, Power ISA 3.0 book II 1.8), `mflr r12` fetches it and the `ld`
- * displacement is measured from that `mflr`.  LR is saved before `bcl`.
+ * The target's global entry point derives its TOC from r12 = its own
+ * address (ELFv2 ch. 3, "Symbol Values": local and global entry points):
+ * `bcl 20,31,$+4` puts the address of the next instruction in LR (the form
+ * the Power ISA's programming note on obtaining the NIA recommends: it
+ * leaves the link-stack predictor balanced), `mflr r12` fetches it and the
+ * `ld` displacement is measured from that `mflr`.  LR is saved before.
  *
  * Encodings: Power ISA 3.0B book I (mfspr/mtspr 31/339,467 with SPR 8=LR,
  * 9=CTR; std/stdu DS-form 62/0,1; ld DS-form 58/0; bc B-form 16; bcctr
  * XL-form 19/528; bclr 19/16; addi D-form 14; tw 31/4).  DWARF numbers:
- * ELFv2 2.4.1 table 2-23 (r0-r31 = 0-31, LR = 65). */
+ * ELFv2 ch. 2, DWARF register mapping (r0-r31 = 0-31, LR = 65). */
 #include "../table.h"
 
 enum { R1 = 1, LR = 65, FRAME = 96, LR_SAVE = 16, EM_PPC64 = 21 };
