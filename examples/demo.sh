@@ -107,7 +107,7 @@ show_profile() {
             printf "  %d samples; %d (%.1f%%) unwound all the way down to main()\n", total, reached, total ? 100 * reached / total : 0
         }' "$tmp/script.txt"
     echo
-    echo "  one sample's full call chain, innermost first (perf script):"
+    echo "  one sample's whole call chain, innermost first, \"a < b\" = a called by b (perf script):"
     awk '
         function flush(   i) {
             if (n > 0 && leaf !~ /^tiny::/ && k > best) {
@@ -116,12 +116,18 @@ show_profile() {
             }
             n = 0; k = 0
         }
+        function out(name, times) { return times > 1 ? name " x" times : name }
         /^[ \t]*$/ { flush(); next }
         { line[++n] = $2; if (n == 1) leaf = $2; if ($2 ~ /^tiny::/) k++ }
         END {
             flush()
-            for (i = 1; i <= m && i <= 30; i++) print "    " keep[i]
-            if (m > 30) print "    ... (" m - 30 " more)"
+            row = ""; prev = ""; times = 0
+            for (i = 1; i <= m + 1; i++) {
+                if (i <= m && keep[i] == prev) { times++; continue }
+                if (prev != "") row = row (row == "" ? "" : " < ") out(prev, times)
+                if (prev ~ /^tiny::/ || i > m) { print "    " row (i <= m ? " <" : ""); row = "" }
+                prev = keep[i]; times = 1
+            }
         }' "$tmp/script.txt"
 }
 

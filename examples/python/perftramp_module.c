@@ -113,9 +113,12 @@ static int parse_outputs(const char *text, unsigned *bits)
             if (len == strlen(words[i].word) && strncmp(p, words[i].word, len) == 0)
                 break;
         if (len > 0 && i == sizeof words / sizeof words[0]) {
-            PyErr_Format(PyExc_ValueError,
-                         "unknown perftramp output '%.*s' (expected a comma list of "
-                         "perfmap, jitdump, unwind, gdb, all)", (int)len, p);
+            PyObject *word = PyUnicode_DecodeUTF8(p, (Py_ssize_t)len, "replace");
+            if (word)
+                PyErr_Format(PyExc_ValueError,
+                             "unknown perftramp output '%U' (expected a comma list of "
+                             "perfmap, jitdump, unwind, gdb, all)", word);
+            Py_XDECREF(word);
             return -1;
         }
         if (len > 0)

@@ -1,0 +1,40 @@
+#!/bin/sh
+# make demo (examples/demo.sh) end to end: both profiles show the tiny::
+# frames of hot.tiny in caller order down to main(), and the demo leaves
+# no file behind (temporary directory, jitted-*.so, /tmp/perf-<pid>.map).
+set -u
+srcdir=${PT_SRCDIR:-.}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+mkdir "$tmp/t"
+TMPDIR=$tmp/t sh "$srcdir/examples/demo.sh" > "$tmp/out" 2> "$tmp/err" || {
+    cat "$tmp/out" "$tmp/err"
+    fail "examples/demo.sh failed"
+}
+cat "$tmp/out"
+[ -z "$(ls -A "$tmp/t")" ] || fail "the demo left files in its TMPDIR: $(ls -A "$tmp/t")"
+for map in $(sed -n 's|.*\(/tmp/perf-[0-9]*\.map\).*|\1|p' "$tmp/out"); do
+    [ ! -e "$map" ] || fail "the demo left $map behind"
+done
+if grep -q '^perf cannot profile here' "$tmp/out"; then
+    grep -q 'tiny::collatz_next' "$tmp/out" || fail "the fallback shows no tiny:: trampoline"
+    echo "SKIP: perf cannot profile here; the fallback (perf map, jitdump summary) works"
+    exit 77
+fi
+deepest='main > tiny::<main> > tiny::longest > tiny::collatz_length > tiny::collatz_next'
+n=$(grep -c -F "$deepest" "$tmp/out")
+[ "$n" = 2 ] || fail "'$deepest' is in $n of the 2 profiles"
+# The demo prints the share of samples unwound down to main(); most must be.
+awk '/unwound all the way down to main/ {
+        gsub(/[()%]/, "", $4); n++
+        if ($4 + 0 < 90) { print "FAIL: only " $4 "% of samples reach main()"; bad = 1 }
+     }
+     END { exit bad || n != 2 }' "$tmp/out" || fail "too few samples unwind down to main() (see above)"
+# collatz_next is the hot inner function: a real share in both profiles.
+awk '/\[\.\] tiny::collatz_next$/ { n++; if ($1 + 0 < 20) bad = 1 } END { exit bad || n != 2 }' "$tmp/out" ||
+    fail "tiny::collatz_next has no real share in both profiles"
+echo "ok: both profiles show the interpreted call stacks down to main(), nothing left behind"
