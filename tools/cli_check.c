@@ -17,6 +17,8 @@
 
 /* Issues shown per severity in text mode unless --all. */
 #define TEXT_ISSUE_LIMIT 20
+/* Input that is not a regular file (a pipe, /dev/zero) stops here. */
+#define READ_LIMIT ((size_t)1 << 30)
 
 struct issue {
     enum pt_jd_severity sev;
@@ -68,15 +70,19 @@ static int slurp(const char *path, uint8_t **out, size_t *out_len)
     if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = errno ? errno : EINVAL;
-        if (S_ISDIR(st.st_mode))
-            e = EISDIR;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
         close(fd);
         errno = e;
         return -1;
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size : 4096, len = 0;
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        errno = EISDIR;
+        return -1;
+    }
+    /* room for the read that sees end of file, so a regular file is read in one buffer */
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
     uint8_t *buf = malloc(cap + 1);
     if (!buf) {
         close(fd);
@@ -84,8 +90,14 @@ static int slurp(const char *path, uint8_t **out, size_t *out_len)
         return -1;
     }
     for (;;) {
-        if (len == cap) { /* the file grew while we read: the producer is live */
-            uint8_t *nb = cap < SIZE_MAX / 4 ? realloc(buf, cap * 2 + 1) : NULL;
+        if (len == cap) { /* a pipe, or a file that grew while we read it */
+            if (cap >= READ_LIMIT && !S_ISREG(st.st_mode)) {
+                free(buf);
+                close(fd);
+                errno = EFBIG;
+                return -1;
+            }
+            uint8_t *nb = realloc(buf, cap * 2 + 1);
             if (!nb) {
                 free(buf);
                 close(fd);
