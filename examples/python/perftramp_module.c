@@ -43,6 +43,7 @@ static int enabled;
 static Py_ssize_t extra_index = -1;
 static _PyFrameEvalFunction previous_eval; /* restored by disable() */
 static long active_frames;     /* trampoline calls on C stacks (GIL-protected) */
+static int hook_only;          /* bench: keep the hook, skip the trampolines */
 
 /* A code object's trampoline; NULL-safe to free. */
 static void free_code_extra(void *tramp)
@@ -85,7 +86,9 @@ static PyObject *trampoline_eval(PyThreadState *ts, struct _PyInterpreterFrame *
     eval_frame_fn eval = _PyEval_EvalFrameDefault;
     if (_PyCode_GetExtra((PyObject *)co, extra_index, &cached) != 0)
         PyErr_Clear();
-    if (cached)
+    if (hook_only)
+        ; /* measure PEP 523 alone */
+    else if (cached)
         eval = (eval_frame_fn)cached;
     else {
         perftramp_fn t = new_trampoline(co);
@@ -180,6 +183,18 @@ static PyObject *py_disable(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* For bench/python_overhead.py: how much of the cost is PEP 523 itself
+ * (3.11 stops inlining Python-to-Python calls once a hook is installed). */
+static PyObject *py_hook_only(PyObject *self, PyObject *flag)
+{
+    (void)self;
+    int v = PyObject_IsTrue(flag);
+    if (v < 0)
+        return NULL;
+    hook_only = v;
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_is_enabled(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -208,6 +223,8 @@ static PyMethodDef methods[] = {
       "disable()\n--\n\nStop routing new frames through trampolines.  Frames already\n"
       "running keep theirs; enable() turns it back on with the same outputs." },
     { "is_enabled", py_is_enabled, METH_NOARGS, "is_enabled()\n--\n\nTrue between enable() and disable()." },
+    { "_hook_only", py_hook_only, METH_O,
+      "_hook_only(flag)\n--\n\nBenchmarks only: while true, the hook runs frames without trampolines." },
     { NULL, NULL, 0, NULL },
 };
 
