@@ -56,7 +56,8 @@ struct perftramp_options {
  *   ENOMEM   out of memory
  *   or the errno of opening an output file.
  * An output that cannot be opened fails the open; an output that fails
- * later is disabled instead (see perftramp_output_error). */
+ * later is disabled instead (see perftramp_output_error), and so is one
+ * whose file is refused (a symlink, FIFO or another user's file in /tmp). */
 perftramp *perftramp_open(const struct perftramp_options *opts);
 
 /* Returns a new trampoline that calls `target` with the caller's arguments
@@ -66,6 +67,8 @@ perftramp *perftramp_open(const struct perftramp_options *opts);
  * Arguments passed on the stack are NOT supported: the trampoline's own
  * frame sits between the caller's stack arguments and the target.
  * `name` is copied; it is what perf and gdb show for the trampoline.
+ * perf outputs write control bytes (0x00-0x1f, 0x7f) as \xNN and keep
+ * names whole up to 4096 bytes, cutting longer ones with "..." (docs/perf.md).
  *
  * Returns NULL and sets errno on failure:
  *   EINVAL   pt, target or name is NULL

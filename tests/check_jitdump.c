@@ -147,16 +147,17 @@ START_TEST(dump_is_valid_and_complete_after_each_wrap)
     ck_assert_int_eq(loads, 5);
     free(d);
 
+    size_t code_size = pt->layout.size;
     ck_assert_int_eq(perftramp_close(pt), 0);
     struct pt_jd_summary sum;
     ck_assert_uint_eq(validate(path, &sum, NULL), 0);
     ck_assert(sum.closed);
     ck_assert_uint_eq(sum.by_id[PT_JD_CLOSE], 1);
     ck_assert(!ptt_mapped(suffix, NULL)); /* marker gone with the context */
-    printf("jitdump: %llu bytes per trampoline (UNWINDING_INFO %llu + LOAD %llu, name %zu bytes)\n",
-           (unsigned long long)((sum.bytes_by_id[PT_JD_UNWINDING_INFO] + sum.bytes_by_id[PT_JD_LOAD]) / 5),
-           (unsigned long long)(sum.bytes_by_id[PT_JD_UNWINDING_INFO] / 5),
-           (unsigned long long)(sum.bytes_by_id[PT_JD_LOAD] / 5), strlen("py::main"));
+    size_t unwind_rec = (size_t)(sum.bytes_by_id[PT_JD_UNWINDING_INFO] / 5);
+    printf("jitdump bytes per trampoline: UNWINDING_INFO %zu + LOAD %u + name length (%zu code bytes) = %zu for \"py::main\"\n",
+           unwind_rec, (unsigned)(PT_JD_LOAD_FIXED + 1 + code_size), code_size,
+           unwind_rec + PT_JD_LOAD_FIXED + 1 + code_size + strlen("py::main"));
 }
 END_TEST
 
