@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,6 +503,50 @@ START_TEST(planted_files_are_refused)
 }
 END_TEST
 
+/* Many threads wrapping at once: every group stays whole and in order. */
+struct thr_arg {
+    perftramp *pt;
+    int id;
+};
+static void *wrap_many(void *p)
+{
+    struct thr_arg *a = p;
+    for (int i = 0; i < 200; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "thread%d::f%d", a->id, i);
+        fn1 t = (fn1)perftramp_wrap(a->pt, (perftramp_fn)plus_one, name);
+        if (!t || t(i) != i + 1)
+            return (void *)1;
+        if (i % 3 == 0 && perftramp_release(a->pt, (perftramp_fn)t) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_wraps_keep_groups_whole)
+{
+    perftramp *pt = open_jd(0);
+    pthread_t th[4];
+    struct thr_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (struct thr_arg){pt, i};
+        ck_assert_int_eq(pthread_create(&th[i], NULL, wrap_many, &args[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        ck_assert_ptr_null(r);
+    }
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    struct pt_jd_summary sum;
+    size_t issues;
+    ck_assert_uint_eq(validate(path, &sum, &issues), 0);
+    ck_assert_uint_eq(issues, 0);
+    ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], 800);
+    ck_assert_uint_eq(sum.loads_with_unwind, 800);
+}
+END_TEST
+
 /* The child gets its own dump with every live trampoline; the parent's
  * file is untouched; pre-fork trampolines work in the child. */
 static void fork_case(unsigned flags)
@@ -611,6 +656,7 @@ static Suite *jitdump_suite(void)
     tcase_add_test(t, code_index_never_reused_and_ranges_disjoint);
     tcase_add_test(t, efbig_disables_output_without_torn_record);
     tcase_add_test(t, planted_files_are_refused);
+    tcase_add_test(t, concurrent_wraps_keep_groups_whole);
     tcase_add_test(t, fork_child_gets_own_dump);
     tcase_add_test(t, fork_with_atfork_flag);
     suite_add_tcase(s, t);
