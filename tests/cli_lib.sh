@@ -22,6 +22,18 @@ check_expect() {
     echo "ok: $ce_label: exit $rc$( [ "$ce_want" -eq 1 ] && printf ' -- %s' "$(grep -m1 "error *at offset" "$work/out.txt" | sed 's/^ *//')")"
 }
 
+# u32 N: N as 4 octal escapes in the dump's byte order (dump_be=1: big).
+u32() {
+    b0=$(($1 & 255)) b1=$(($1 >> 8 & 255)) b2=$(($1 >> 16 & 255)) b3=$(($1 >> 24 & 255))
+    if [ "${dump_be:-0}" = 1 ]; then printf '\\%03o\\%03o\\%03o\\%03o' $b3 $b2 $b1 $b0
+    else printf '\\%03o\\%03o\\%03o\\%03o' $b0 $b1 $b2 $b3; fi
+}
+
+# rd32 FILE OFFSET: the u32 there, in the dump's byte order.
+rd32() {
+    od -An -tu1 -j "$2" -N 4 "$1" | awk -v be="${dump_be:-0}" '{ print be == 1 ? (($1 * 256 + $2) * 256 + $3) * 256 + $4 : (($4 * 256 + $3) * 256 + $2) * 256 + $1 }'
+}
+
 # poke FILE OFFSET OCTAL-ESCAPES: overwrites bytes in place.
 poke() {
     printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
@@ -55,28 +67,28 @@ corrupt_all() {
     cp "$dump" "$work/magic.dump" && poke "$work/magic.dump" 0 'X'
     check_expect 1 "$work/magic.dump" "$label flipped magic"
 
-    cp "$dump" "$work/version.dump" && poke "$work/version.dump" 4 '\002'
+    cp "$dump" "$work/version.dump" && poke "$work/version.dump" 4 "$(u32 2)"
     check_expect 1 "$work/version.dump" "$label version 2"
 
     # bad record sizes: the first record's total_size (offset 40 + 4)
-    cp "$dump" "$work/size8.dump" && poke "$work/size8.dump" 44 '\010\000\000\000'
+    cp "$dump" "$work/size8.dump" && poke "$work/size8.dump" 44 "$(u32 8)"
     check_expect 1 "$work/size8.dump" "$label record size 8"
-    cp "$dump" "$work/sizebig.dump" && poke "$work/sizebig.dump" 44 '\000\000\000\177'
+    cp "$dump" "$work/sizebig.dump" && poke "$work/sizebig.dump" 44 "$(u32 2130706432)"
     check_expect 1 "$work/sizebig.dump" "$label record size past the end"
-    cp "$dump" "$work/size17.dump" && poke "$work/size17.dump" 44 '\021\000\000\000'
+    cp "$dump" "$work/size17.dump" && poke "$work/size17.dump" 44 "$(u32 17)"
     check_expect 1 "$work/size17.dump" "$label record size 17 (misframes the rest)"
 
     # corrupted .eh_frame of the first UNWINDING_INFO that has one
     set -- $(record_of "$dump" UNWINDING_INFO 'mapped_size [1-9]')
     if [ $# -eq 2 ]; then
         eh=$(($1 + 40))
-        cp "$dump" "$work/ehlen.dump" && poke "$work/ehlen.dump" "$eh" '\377\377\377\177'
+        cp "$dump" "$work/ehlen.dump" && poke "$work/ehlen.dump" "$eh" "$(u32 2147483647)"
         check_expect 1 "$work/ehlen.dump" "$label .eh_frame CIE length garbled"
         cp "$dump" "$work/ehver.dump" && poke "$work/ehver.dump" $((eh + 8)) '\011'
         check_expect 1 "$work/ehver.dump" "$label .eh_frame CIE version 9"
         # FDE pc_begin pushed away from the code (CIE length + 4 + 8)
-        cielen=$(od -An -tu4 -j "$eh" -N 4 "$dump" | tr -d ' ')
-        cp "$dump" "$work/ehpc.dump" && poke "$work/ehpc.dump" $((eh + cielen + 4 + 8)) '\000\000\000\100'
+        cielen=$(rd32 "$dump" "$eh")
+        cp "$dump" "$work/ehpc.dump" && poke "$work/ehpc.dump" $((eh + cielen + 4 + 8)) "$(u32 1073741824)"
         check_expect 1 "$work/ehpc.dump" "$label FDE pc_begin off the code"
     else
         echo "FAIL: $label: no UNWINDING_INFO with .eh_frame to corrupt"; fail=1
