@@ -66,6 +66,24 @@ extern struct jit_descriptor __jit_debug_descriptor __attribute__((visibility("d
 struct jit_descriptor __jit_debug_descriptor __attribute__((used)) = {1, 0, NULL, NULL};
 
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t jit_atfork_once = PTHREAD_ONCE_INIT;
+
+/* A fork while another thread holds jit_lock must not leave the child's
+ * copy locked forever. */
+static void jit_prepare(void)
+{
+    pthread_mutex_lock(&jit_lock);
+}
+
+static void jit_release(void)
+{
+    pthread_mutex_unlock(&jit_lock);
+}
+
+static void jit_install_atfork(void)
+{
+    pthread_atfork(jit_prepare, jit_release, jit_release);
+}
 
 static void jit_notify(struct jit_code_entry *e, uint32_t action)
 {
@@ -118,6 +136,7 @@ struct pt_gdb {
 
 int pt_gdb_open(struct perftramp *pt)
 {
+    pthread_once(&jit_atfork_once, jit_install_atfork);
     struct pt_gdb *g = calloc(1, sizeof *g);
     if (!g) {
         errno = ENOMEM;

@@ -325,8 +325,14 @@ static Suite *suite(void)
     tcase_add_test(tc, test_two_contexts_close_in_any_order);
     tcase_add_test(tc, test_backtrace3_through_trampoline);
 #if defined(__x86_64__) && !defined(PT_UNWIND_ONLY_WALKS)
-    tcase_add_test(tc, test_single_step_every_instruction);
-    tcase_add_test(tc, test_single_step_control_without_unwind_info);
+    /* valgrind does not emulate the trap flag */
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload")) {
+        puts("note: single-step tests left out under valgrind (no trap-flag emulation)");
+    } else {
+        tcase_add_test(tc, test_single_step_every_instruction);
+        tcase_add_test(tc, test_single_step_control_without_unwind_info);
+    }
 #endif
     suite_add_tcase(s, tc);
     return s;
