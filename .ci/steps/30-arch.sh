@@ -1,0 +1,14 @@
+#!/bin/bash
+# Foreign architectures, beyond `make check` (which ran
+# tests/arch/run_foreign.sh: contract + unwind under qemu for every table):
+# the library also cross-builds with the ordinary ./configure --host=<triple>
+# and its example runs under qemu.  Then the per-architecture summary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$(date +%s)
+PT_HOST_ARCH=$(sed -n 's/^PT_HOST_ARCH = *//p' Makefile 2>/dev/null || uname -m) \
+    sh tests/arch/cross_configure.sh "$PWD"
+if [ -f tests/arch/run_foreign.sh.log ]; then
+    sed -n '/^=== architectures:/,$p' tests/arch/run_foreign.sh.log
+fi
+echo "arch step: $(( $(date +%s) - start ))s"
