@@ -110,9 +110,12 @@ struct pt_jd_summary {
  * end, unique code_index, UNWINDING_INFO applies to the next LOAD only,
  * .eh_frame + .eh_frame_hdr decode in the genelf layout with an FDE
  * covering the code, mapped_size > 0 and mapped ranges not partially
- * overlapping, no two LOADs with identical code bytes (build-id merge),
- * non-decreasing timestamps, pids matching the header.  A LOAD with empty
- * unwinding info is a warning (perf --call-graph dwarf cannot unwind it). */
+ * overlapping, non-decreasing timestamps.  Warnings (perf accepts the dump
+ * but the profile suffers): two LOADs with identical code bytes (perf
+ * derives equal build-ids and merges their names), a LOAD with empty
+ * unwinding info (--call-graph dwarf cannot unwind it), an FDE that stops
+ * short of the code end, LOAD pids differing from the header.  perftramp's
+ * own dumps produce neither errors nor warnings. */
 size_t pt_jitdump_validate(const uint8_t *data, size_t len, struct pt_jd_summary *sum, pt_jd_issue_fn fn,
                            void *arg);
 
