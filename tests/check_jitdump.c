@@ -93,6 +93,9 @@ START_TEST(dump_is_valid_and_complete_after_each_wrap)
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0777, 0600);
+    int fd = ptt_fd_of(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
     char perms[5] = "";
     char suffix[64];
     snprintf(suffix, sizeof suffix, "/jit-%ld.dump", (long)getpid());
@@ -550,6 +553,43 @@ START_TEST(concurrent_wraps_keep_groups_whole)
 }
 END_TEST
 
+/* The dump directory vanished before a fork: the child cannot create its
+ * dump, the output is disabled with ENOENT, trampolines keep working, and
+ * the parent goes on writing its (unlinked, still open) file. */
+START_TEST(vanished_dir_in_child_disables_output)
+{
+    perftramp *pt = open_jd(0);
+    fn1 a = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "a");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        int bad = 0;
+        if (perftramp_after_fork_child(pt) != 0)
+            bad |= 1; /* after-fork itself succeeds; the output is what fails */
+        if (perftramp_output_error(pt, PERFTRAMP_JITDUMP) != ENOENT)
+            bad |= 2;
+        if (a(1) != 2)
+            bad |= 4;
+        fn1 b = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "b");
+        if (!b || b(2) != 3)
+            bad |= 8;
+        if (perftramp_close(pt) != 0)
+            bad |= 16;
+        _exit(bad);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x", status);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "c"));
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_JITDUMP), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    ck_assert_int_eq(mkdir(dir, 0700), 0); /* for teardown */
+}
+END_TEST
+
 /* The child gets its own dump with every live trampoline; the parent's
  * file is untouched; pre-fork trampolines work in the child. */
 static void fork_case(unsigned flags)
@@ -660,6 +700,7 @@ static Suite *jitdump_suite(void)
     tcase_add_test(t, efbig_disables_output_without_torn_record);
     tcase_add_test(t, planted_files_are_refused);
     tcase_add_test(t, concurrent_wraps_keep_groups_whole);
+    tcase_add_test(t, vanished_dir_in_child_disables_output);
     tcase_add_test(t, fork_child_gets_own_dump);
     tcase_add_test(t, fork_with_atfork_flag);
     suite_add_tcase(s, t);

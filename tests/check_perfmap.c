@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -108,6 +109,10 @@ START_TEST(lines_and_hostile_names)
     struct stat st;
     ck_assert_int_eq(stat(map_path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0777, 0600);
+    int fd = ptt_fd_of(map_path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    ck_assert(fcntl(fd, F_GETFL) & O_APPEND);
     fn1 t[N];
     for (int i = 0; i < (int)N; i++) {
         t[i] = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, names[i]);

@@ -81,3 +81,18 @@ int ptt_mapped(const char *suffix, char perms[5])
     fclose(f);
     return found;
 }
+
+int ptt_fd_of(const char *path)
+{
+    for (int fd = 0; fd < 1024; fd++) {
+        char link[64], target[1024];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n < 0)
+            continue;
+        target[n] = 0;
+        if (!strcmp(target, path))
+            return fd;
+    }
+    return -1;
+}

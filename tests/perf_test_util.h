@@ -13,5 +13,7 @@ char *ptt_tempdir(void);
 void ptt_rmdir(const char *dir);
 /* true when /proc/self/maps has a mapping whose path ends with `suffix`. */
 int ptt_mapped(const char *suffix, char perms[5]);
+/* The fd this process has open on `path`, or -1. */
+int ptt_fd_of(const char *path);
 
 #endif
