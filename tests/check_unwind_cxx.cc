@@ -88,15 +88,12 @@ int main()
     Suite *s = suite_create("unwind_cxx");
     TCase *tc = tcase_create("exceptions");
     tcase_add_test(tc, test_exception_crosses_trampoline_1000_times);
-    tcase_add_test_raise_signal(tc, test_control_without_unwind_info_terminates, SIGABRT);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
-    if (srunner_fork_status(sr) == CK_NOFORK) {
-        // the control must run in its own process
-        srunner_free(sr);
-        std::puts("SKIP: CK_FORK=no: the std::terminate control needs a forked test");
-        return 77;
-    }
+    if (srunner_fork_status(sr) == CK_NOFORK)
+        std::puts("note: CK_FORK=no: the std::terminate control is left out (it needs its own process)");
+    else
+        tcase_add_test_raise_signal(tc, test_control_without_unwind_info_terminates, SIGABRT);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
