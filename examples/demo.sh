@@ -80,7 +80,7 @@ show_profile() {
     echo "  share of each interpreted function (perf report --children --sort sym):"
     echo "    Children      Self  Symbol"
     grep -E 'tiny::|\] main$' "$tmp/report.txt" | sed 's/^ */    /'
-    perf_cmd script -i "$data" -F ip,sym 2> "$tmp/script.err" > "$tmp/script.txt" || {
+    perf_cmd script -i "$data" -F ip,sym,dso 2> "$tmp/script.err" > "$tmp/script.txt" || {
         cat "$tmp/script.err" >&2
         die "perf script failed"
     }
@@ -93,18 +93,25 @@ show_profile() {
             s = ""
             for (i = n; i >= 1; i--)
                 if (f[i] == "main" || f[i] ~ /^tiny::/) s = (s == "" ? f[i] : s " > " f[i])
-            if (f[n] == "main" || seen_main) reached++
+            if (seen_main) reached++
             if (s == "" || s == "main") s = "(other: no interpreted frame)"
+            if (in_tiny) { interp++; if (seen_main) interp_reached++ }
             count[s]++
-            n = 0; seen_main = 0
+            n = 0; seen_main = 0; in_tiny = 0
         }
         /^[ \t]*$/ { flush(); next }
-        { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); f[++n] = sym; if (sym == "main") seen_main = 1 }
+        {
+            sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); f[++n] = sym
+            if (sym == "main") seen_main = 1
+            # a frame of the interpreter binary or a trampoline: a sample of interpreted code
+            if (sym ~ /^tiny::/ || $NF ~ /\/tiny\)$/) in_tiny = 1
+        }
         END {
             flush()
             for (s in count) printf "  %6.1f%%  %s\n", 100 * count[s] / total, s | "sort -rn | head -8"
             close("sort -rn | head -8")
             printf "  %d samples; %d (%.1f%%) unwound all the way down to main()\n", total, reached, total ? 100 * reached / total : 0
+            printf "  %d samples with a frame in tiny or a trampoline; %d (%.1f%%) of them reach main()\n", interp, interp_reached, interp ? 100 * interp_reached / interp : 0
         }' "$tmp/script.txt"
     echo
     echo "  one sample's whole call chain, innermost first, \"a < b\" = a called by b (perf script):"

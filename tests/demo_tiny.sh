@@ -71,7 +71,7 @@ check_error 2 2 "syntax error: unterminated string" 'x = 1;\nprint("abc);\n'
 check_error 2 1 "syntax error: unexpected character '@'" 'x = 1 @ 2;\n'
 check_error 2 3 "syntax error: expected '}' but found end of file" 'fn f() {\n  return 1;\n'
 check_error 1 3 "runtime error: division by zero" 'x = 0;\n\nprint(5 / x);\n'
-check_error 1 1 "runtime error: recursion deeper than" 'fn r(x) { return r(x + 1); }\nr(0);\n'
+check_error 1 1 "runtime error: recursion too deep" 'fn r(x) { return r(x + 1); }\nr(0);\n'
 
 # The bundled scripts run and print their results.
 for s in fib hofstadter hot; do

@@ -7,4 +7,4 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # A copy outside the source tree: its path is what the trampolines are named after.
 cp "${PT_SRCDIR:-.}/tests/python_api.py" "$tmp/api.py"
-"$PYTHON" "$tmp/api.py"
+run_python "$tmp/api.py"

@@ -22,7 +22,7 @@ print(total)
 PY
 HOME=$tmp perf --buildid-dir "$tmp/debug" record -q -k 1 -e cpu-clock -F 999 \
     --call-graph dwarf,32768 -o "$tmp/perf.data" \
-    "$PYTHON" -m perftramp --outputs jitdump --jitdump-dir "$tmp" "$tmp/fib.py" > "$tmp/out" || {
+    env $python_env "$PYTHON" -m perftramp --outputs jitdump --jitdump-dir "$tmp" "$tmp/fib.py" > "$tmp/out" || {
     echo "FAIL: python3 -m perftramp under perf record failed"
     exit 1
 }

@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
-#define MAX_DEPTH 10000        /* interpreted calls deep: keeps the C stack safe */
+#define MAX_DEPTH 100000       /* interpreted calls deep */
 #define VALUE_STACK (1u << 20) /* locals of all active calls, in values */
 
 struct interp {
@@ -20,6 +21,8 @@ struct interp {
     int64_t *stack;     /* value stack: each call's locals */
     size_t sp;
     int depth;
+    uintptr_t stack_base;  /* C stack at tiny_run: recursion stops before it overflows */
+    size_t stack_budget;
 };
 
 static void runtime_error(struct interp *in, int line, const char *fmt, ...)
@@ -59,9 +62,11 @@ static int64_t eval(struct interp *in, const struct node *n, int64_t *locals);
 static int64_t call(struct interp *in, const struct node *n, int64_t *locals)
 {
     struct function *fn = n->callee;
-    if (in->depth >= MAX_DEPTH || VALUE_STACK - in->sp < fn->nlocals)
-        runtime_error(in, n->line, "recursion deeper than %d calls (in a call of '%s')",
-                      MAX_DEPTH, fn->name);
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    if (in->depth >= MAX_DEPTH || VALUE_STACK - in->sp < fn->nlocals ||
+        in->stack_base - here > in->stack_budget)
+        runtime_error(in, n->line, "recursion too deep (%d calls, in a call of '%s')",
+                      in->depth, fn->name);
     int64_t *frame = in->stack + in->sp;
     in->sp += fn->nlocals; /* nested calls in the arguments stack above */
     for (size_t i = 0; i < n->n; i++)
@@ -185,6 +190,14 @@ int tiny_run(struct program *prog)
         perror("tiny");
         return 2;
     }
+    /* Use at most 3/4 of the C stack (capped at 64 MiB): the rest is for
+     * the evaluator's deepest expression and printf. */
+    struct rlimit rl;
+    size_t stack = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        stack = rl.rlim_cur < (64u << 20) ? (size_t)rl.rlim_cur : (64u << 20);
+    in.stack_base = (uintptr_t)__builtin_frame_address(0);
+    in.stack_budget = stack / 4 * 3;
     int64_t *frame = in.stack;
     in.sp = prog->main->nlocals;
     entry_of(&in, prog->main)(&in, prog->main, frame);
