@@ -130,7 +130,7 @@ int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l)
  * offset, never the absolute address). */
 static void pad_entry(struct pt_buf *b, size_t start)
 {
-    while ((b->len - start) % 8)
+    while (!b->failed && (b->len - start) % 8) /* a failed buffer no longer grows */
         pt_buf_u8(b, DW_CFA_nop);
     pt_buf_set_u32(b, start, (uint32_t)(b->len - start - 4));
 }

@@ -102,7 +102,8 @@ static void shdr(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags,
 
 static void align_to(struct pt_buf *b, size_t a)
 {
-    while (b->len % a)
+    /* a failed buffer no longer grows: stop instead of spinning */
+    while (!b->failed && b->len % a)
         pt_buf_u8(b, 0);
 }
 
