@@ -29,7 +29,7 @@ stage() {
     local t0=$SECONDS
     timeout "$limit" "$@" >"$log.out" 2>"$log.err"
     local rc=$?
-    grep -E '^(# |[a-z0-9_]+: )' "$log.out" >>"$log"
+    grep -E '^(# |[A-Za-z0-9_]+: )' "$log.out" >>"$log"
     if [ $rc -ne 0 ]; then
         echo "# $name: exit $rc$( [ $rc = 124 ] && echo ' (timeout)'): $(tail -n 3 "$log.err" | tr '\n' ' ')" >>"$log"
     fi
@@ -144,6 +144,6 @@ dirty=$(git -C "$src" status --porcelain -- src include bench 2>/dev/null | grep
     echo "Details:"
     echo
     grep -E '^# ' "$log" | sed 's/^# /- /'
-    grep -E '^[a-z0-9_]+: ' "$log" | grep -vE "^($(echo $keys | tr ' ' '|')): " | sed 's/^/- /'
+    grep -E '^[A-Za-z0-9_]+: ' "$log" | grep -vE "^($(echo $keys | tr ' ' '|')): " | sed 's/^/- /'
 } >"$out"
 echo "bench: wrote $out" >&2

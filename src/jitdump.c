@@ -206,6 +206,23 @@ int pt_jitdump_open(struct perftramp *pt)
     return 0;
 }
 
+/* The calling thread's id, cached per thread: gettid(2) is a syscall, and
+ * on a VM one costs ~0.5 us, half of the write floor (bench/run.sh:
+ * jitdump_vs_floor went from 1.47 to 1.31 without it).  A forked child
+ * must not reuse its parent's tid: the cache is keyed by pt->pid (set by
+ * perftramp_after_fork_child) and reset in pt_jitdump_after_fork, which
+ * runs in the child's only thread. */
+static _Thread_local pid_t cached_tid, cached_tid_pid;
+
+static uint32_t current_tid(const struct perftramp *pt)
+{
+    if (cached_tid_pid != pt->pid || cached_tid == 0) {
+        cached_tid = (pid_t)syscall(SYS_gettid);
+        cached_tid_pid = pt->pid;
+    }
+    return (uint32_t)cached_tid;
+}
+
 /* One [UNWINDING_INFO][LOAD] group, one write. */
 static int write_group(struct perftramp *pt, uintptr_t addr, const uint8_t *code, size_t code_size,
                        const char *raw_name)
@@ -240,7 +257,7 @@ static int write_group(struct perftramp *pt, uintptr_t addr, const uint8_t *code
     p = put32(p, (uint32_t)load_len);
     p = put64(p, ts);
     p = put32(p, (uint32_t)pt->pid);
-    p = put32(p, (uint32_t)syscall(SYS_gettid));
+    p = put32(p, current_tid(pt));
     p = put64(p, addr);              /* vma */
     p = put64(p, addr);              /* code_addr */
     p = put64(p, code_size);
@@ -266,6 +283,7 @@ static int emit_live(struct perftramp *pt, struct pt_arena *a, size_t i, void *a
 int pt_jitdump_after_fork(struct perftramp *pt)
 {
     struct pt_jitdump *jd = pt->jitdump;
+    cached_tid = cached_tid_pid = 0; /* the parent's thread id */
     /* the fd and the marker are the parent's: let go of both without
      * writing (closing an fd writes nothing), then start our own dump */
     release_file(jd);
