@@ -83,52 +83,77 @@ END_TEST
 
 /* Fails each allocation of the wrap that happens after `prefill` wraps
  * (0: the first wrap, which creates the first arena; a full arena: the
- * wrap that creates the second). */
+ * wrap that creates the second).  A wrap that fails must leave the context
+ * exactly as it was (no block more or less), so the same prefilled context
+ * serves the next N; one that an output absorbed (the output is disabled,
+ * the trampoline returned) needs a fresh one. */
+struct faulted {
+    perftramp *pt;
+    perftramp_fn *keep;
+};
+
+static struct faulted prefilled(unsigned outputs, size_t prefill)
+{
+    struct faulted f = {open_with(outputs), calloc(prefill + 1, sizeof(perftramp_fn))};
+    ck_assert_ptr_nonnull(f.pt);
+    ck_assert_ptr_nonnull(f.keep);
+    for (size_t i = 0; i < prefill; i++)
+        ck_assert_ptr_nonnull(f.keep[i] = perftramp_wrap(f.pt, TT_FN((unsigned)i), "prefill"));
+    return f;
+}
+
+static void finish(struct faulted *f, size_t prefill)
+{
+    /* the context is usable: old and new trampolines work */
+    for (size_t i = 0; i < prefill; i += 97)
+        ck_assert_int_eq(tt_call(f->keep[i], 1, 2), tt_expect((unsigned)i, 1, 2));
+    wrap_works(f->pt, 1);
+    wrap_works(f->pt, 2);
+    ck_assert_int_eq(perftramp_close(f->pt), 0);
+    free(f->keep);
+    f->pt = NULL;
+}
+
 static void wrap_faults(unsigned outputs, size_t prefill)
 {
     size_t before = fa_live();
-    unsigned long sites = 0;
+    unsigned long sites = 0, absorbed = 0;
+    struct faulted f = prefilled(outputs, prefill);
     for (unsigned long n = 1;; n++) {
-        perftramp *pt = open_with(outputs);
-        ck_assert_ptr_nonnull(pt);
-        perftramp_fn *keep = calloc(prefill + 1, sizeof *keep);
-        for (size_t i = 0; i < prefill; i++)
-            ck_assert_ptr_nonnull(keep[i] = perftramp_wrap(pt, TT_FN((unsigned)i), "prefill"));
+        size_t live = fa_live();
         fa_arm(n);
         errno = 0;
-        perftramp_fn t = perftramp_wrap(pt, TT_FN(1), "faulted");
+        perftramp_fn t = perftramp_wrap(f.pt, TT_FN(1), "faulted");
         int e = errno;
         bool fired = fa_fired();
         fa_disarm();
-        if (t) {
-            ck_assert_int_eq(tt_call(t, 5, 6), tt_expect(1, 5, 6));
-        } else {
+        if (!t) {
             ck_assert_msg(fired, "wrap failed without a fault: errno %d", e);
             ck_assert_msg(e == ENOMEM, "wrap(outputs=%#x, after %zu), allocation %lu failed: errno %d, want ENOMEM",
                           outputs, prefill, n, e);
+            ck_assert_msg(fa_live() == live, "wrap(outputs=%#x, after %zu), allocation %lu failed: %ld blocks leaked",
+                          outputs, prefill, n, (long)(fa_live() - live));
+            continue;
         }
-        /* a failing output is disabled with the allocation's errno */
+        ck_assert_int_eq(tt_call(t, 5, 6), tt_expect(1, 5, 6));
+        /* an output that failed is disabled with the allocation's errno */
         for (unsigned bit = 1; bit <= PERFTRAMP_GDB; bit <<= 1) {
-            int oe = perftramp_output_error(pt, bit);
+            int oe = perftramp_output_error(f.pt, bit);
             ck_assert_msg(oe == 0 || (fired && oe == ENOMEM), "output %#x error %d", bit, oe);
         }
-        /* the context is usable: old and new trampolines work */
-        for (size_t i = 0; i < prefill; i += 97)
-            ck_assert_int_eq(tt_call(keep[i], 1, 2), tt_expect((unsigned)i, 1, 2));
-        wrap_works(pt, (unsigned)n);
-        wrap_works(pt, (unsigned)n + 1);
-        if (t)
-            ck_assert_int_eq(perftramp_release(pt, t), 0);
-        ck_assert_int_eq(perftramp_close(pt), 0);
-        free(keep);
+        ck_assert_int_eq(perftramp_release(f.pt, t), 0);
+        finish(&f, prefill);
         ck_assert_msg(fa_live() == before, "wrap(outputs=%#x, after %zu), allocation %lu failed: %zu blocks leaked",
                       outputs, prefill, n, fa_live() - before);
         if (!fired) {
             sites = n - 1;
             break;
         }
+        absorbed++;
+        f = prefilled(outputs, prefill);
     }
-    printf("wrap(outputs=%#x, after %zu wraps): %lu allocation sites, each failed once\n", outputs, prefill, sites);
+    printf("wrap(outputs=%#x, after %zu wraps): %lu allocation sites failed once each, %lu absorbed by an output\n",
+           outputs, prefill, sites, absorbed);
 }
 
 /* How many wraps fill the first arena: the first wrap that lands before
