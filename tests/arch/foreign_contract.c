@@ -19,15 +19,31 @@
  *  - Unwind: the table's CFI, registered with libgcc's __register_frame,
  *    lets _Unwind_Backtrace from the target see exactly one frame more than
  *    a direct call (inside the trampoline) and the same frames below.
+ *    The caller's CFA and frame-pointer register must come out as in the
+ *    direct call, and a run with no CFI registered (control) must not.
+ *  - Every instruction boundary: a copy of the trampoline with instruction
+ *    k replaced by the table's .trap traps there; unwinding from the signal
+ *    handler through the signal frame into the trampoline at that pc must
+ *    reach the caller with the same ip/CFA/frame pointer and the same
+ *    bottom.  Needs libgcc to unwind the platform's signal frame (checked
+ *    first with a trap in compiled code; under qemu-user 7.2 ppc64le it
+ *    cannot, and the summary says so).  The trap must fit before the data
+ *    words (x86-64's 2-byte ud2 at the final 1-byte ret does not: skipped).
  *  - Frame-pointer walk (where FP_WALK is defined for the arch): the
  *    frame chain from the target passes through the trampoline's frame.
+ *    s390x needs -mbackchain (run_foreign.sh adds it).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* sigsetjmp, siginfo_t, MAP_ANONYMOUS */
+#endif
 #include "eh_frame.h"
 #include "layout.h"
 #include "perftramp.h"
 #include "table.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,8 +94,8 @@
 static int passed, failed;
 
 /* Per-section tallies for the one-line summary run_foreign.sh prints. */
-enum { SEC_CONTRACT, SEC_LIFECYCLE, SEC_UNWIND, SEC_FP, SEC_COUNT };
-static const char *const sec_name[SEC_COUNT] = {"contract", "lifecycle", "unwind", "fp-walk"};
+enum { SEC_CONTRACT, SEC_LIFECYCLE, SEC_UNWIND, SEC_FP, SEC_BOUNDARY, SEC_COUNT };
+static const char *const sec_name[SEC_COUNT] = {"contract", "lifecycle", "unwind", "fp-walk", "cfi-boundaries"};
 static int section, sec_pass[SEC_COUNT], sec_total[SEC_COUNT];
 
 static void check(bool ok, const char *what)
@@ -382,9 +398,25 @@ static void test_lifecycle(void)
 /* ---- unwinding */
 
 #define MAX_FRAMES 64
+/* Per frame: the ip, the CFA, and the frame-pointer register as unwound
+ * (the caller's values must come out exactly as in a direct call). 
+ * libgcc's _Unwind_GetCFA of a frame is that frame's sp (the CFA of the
+ * frame above it), so a wrong CFA rule in the trampoline shows up as a
+ * wrong CFA of its caller. */
+#if defined(__x86_64__)
+#define FP_DWARF 6 /* rbp */
+#elif defined(__aarch64__)
+#define FP_DWARF 29 /* x29 */
+#elif defined(__riscv)
+#define FP_DWARF 8 /* s0 */
+#elif defined(__powerpc64__)
+#define FP_DWARF 31 /* r31, gcc's frame pointer */
+#elif defined(__s390x__)
+#define FP_DWARF 11 /* r11, gcc's frame pointer */
+#endif
 struct trace {
     int n;
-    uintptr_t ip[MAX_FRAMES];
+    uintptr_t ip[MAX_FRAMES], cfa[MAX_FRAMES], fp[MAX_FRAMES];
     _Unwind_Reason_Code end;
 };
 static struct trace trace;
@@ -395,7 +427,12 @@ static _Unwind_Reason_Code trace_cb(struct _Unwind_Context *ctx, void *arg)
     struct trace *t = arg;
     if (t->n == MAX_FRAMES)
         return _URC_END_OF_STACK;
-    t->ip[t->n++] = _Unwind_GetIP(ctx);
+    t->ip[t->n] = _Unwind_GetIP(ctx);
+    t->cfa[t->n] = _Unwind_GetCFA(ctx);
+#ifdef FP_DWARF
+    t->fp[t->n] = _Unwind_GetGR(ctx, FP_DWARF);
+#endif
+    t->n++;
     return _URC_NO_REASON;
 }
 
@@ -499,8 +536,9 @@ static void test_unwind(void)
     check(via->n >= 2 && via->ip[1] > x && via->ip[1] <= x + l.code_len, "the extra frame is inside the trampoline");
     bool same = via->n == direct->n + 1 && via->ip[0] == direct->ip[0];
     for (int i = 1; same && i < direct->n; i++)
-        same = via->ip[i + 1] == direct->ip[i];
-    check(same, "the frames above and below the trampoline are those of the direct call, down to the same bottom");
+        same = via->ip[i + 1] == direct->ip[i] && via->cfa[i + 1] == direct->cfa[i] && via->fp[i + 1] == direct->fp[i];
+    check(same, "the frames above and below the trampoline are those of the direct call (ip, CFA, frame pointer), "
+                "down to the same bottom");
     check(via->end == direct->end, "the unwind ends the same way as the direct call's");
     if (!same)
         for (int i = 0; i < via->n || i < direct->n; i++)
@@ -523,6 +561,200 @@ static void test_unwind(void)
     munmap(eh, cap);
 }
 
+/* ---- CFI at every instruction boundary, by execution
+ *
+ * For each instruction k of the table, a copy of the trampoline has its
+ * instruction k replaced by the table's trap.  Calling it traps with the
+ * machine state of boundary k; the signal handler unwinds with
+ * _Unwind_Backtrace, through the kernel's (qemu's) signal frame, into the
+ * trampoline at exactly that pc (the row for offset k), and on into the
+ * caller.  The frames below the trampoline must be those of a direct
+ * call from the same call site.  A trap in a compiled function is the
+ * control that proves this platform's signal frames unwind at all. */
+
+static sigjmp_buf trap_jmp;
+static struct trace trap_trace;
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)si;
+    (void)uc;
+    memset(&trap_trace, 0, sizeof trap_trace);
+    trap_trace.end = _Unwind_Backtrace(trace_cb, &trap_trace);
+    siglongjmp(trap_jmp, 1);
+}
+
+NOINLINE static long trapping(long x)
+{
+    __asm__ volatile("" : "+r"(x));
+    __builtin_trap(); /* unconditional: no .cold split */
+    return x;
+}
+
+/* The frames of `t` from the one whose ip is in [lo, hi] on must be those
+ * of `direct` from its second frame on (same caller, same bottom).
+ * Returns the index of the matching frame, or -1. */
+static int same_below(const struct trace *t, uintptr_t lo, uintptr_t hi, const struct trace *direct)
+{
+    for (int j = 0; j < t->n; j++) {
+        if (t->ip[j] < lo || t->ip[j] > hi)
+            continue;
+        if (t->n - j != direct->n)
+            return -1;
+        for (int i = 1; i < direct->n; i++)
+            if (t->ip[j + i] != direct->ip[i] || t->cfa[j + i] != direct->cfa[i] || t->fp[j + i] != direct->fp[i])
+                return -1;
+        return j;
+    }
+    return -1;
+}
+
+/* State of the boundary runs.  Run -2 is the direct reference, -1 the
+ * control (a trap in compiled code), k >= 0 a trap at instruction k.  The
+ * loop body is the same three calls for every run, so the call into the
+ * code under test is one call site and every frame below it is equal. */
+static struct {
+    const struct pt_arch *a;
+    struct pt_layout l;
+    uint8_t *mem;
+    long (*fn)(long);
+    struct trace direct;
+    int control, bad, checked;
+} bd;
+
+NOINLINE static void boundary_prepare(int k)
+{
+    if (k == -2) {
+        bd.fn = unwind_target;
+    } else if (k == -1) {
+        bd.fn = trapping;
+    } else {
+        bd.fn = NULL;
+        if (bd.l.insn_off[k] + bd.a->trap_len > bd.l.word_off[0])
+            return; /* a trap spilling into the target word would misdirect the call */
+        pt_layout_write(&bd.l, bd.mem, (uint64_t)(uintptr_t)id1, 0x7470);
+        memcpy(bd.mem + bd.l.insn_off[k], bd.a->trap, bd.a->trap_len);
+        __builtin___clear_cache((char *)bd.mem, (char *)bd.mem + bd.l.size);
+        bd.fn = (long (*)(long))(void *)bd.mem;
+    }
+}
+
+NOINLINE static int boundary_run(int k)
+{
+    if (!bd.fn)
+        return 0;
+    if (sigsetjmp(trap_jmp, 1))
+        return 1;
+    call_through(bd.fn, k);
+    return 0;
+}
+
+static const char *boundary_note = "";
+
+static void print_trace(const char *what, const struct trace *t)
+{
+    printf("# %s:", what);
+    for (int i = 0; i < t->n; i++)
+        printf(" %#lx/cfa %#lx/fp %#lx", (unsigned long)t->ip[i], (unsigned long)t->cfa[i], (unsigned long)t->fp[i]);
+    printf("\n");
+}
+
+NOINLINE static void boundary_record(int k, int trapped)
+{
+    char what[160];
+    if (k == -2) {
+        bd.direct = trace;
+        return;
+    }
+    if (k == -1) {
+        bd.control =
+            trapped ? same_below(&trap_trace, (uintptr_t)trapping, (uintptr_t)trapping + 256, &bd.direct) : -1;
+        if (bd.control < 0) {
+            printf("# signal frames do not unwind here (control): per-boundary check not possible\n");
+            boundary_note = " (cfi-boundaries not run: libgcc cannot unwind this platform's signal frame)";
+            print_trace("direct", &bd.direct);
+            print_trace("trap in compiled code", &trap_trace);
+        }
+        return;
+    }
+    if (bd.control < 0)
+        return;
+    uintptr_t pc = (uintptr_t)bd.mem + bd.l.insn_off[k];
+    if (bd.fn == NULL) {
+        printf("# boundary %d (+%zu): the table's %u-byte trap would overwrite the data words: not checked\n", k,
+               bd.l.insn_off[k], bd.a->trap_len);
+        return;
+    }
+    /* the signal frame's pc is the trap (aarch64, riscv64, x86-64) or just
+     * after it (s390x: the PSW; libgcc then looks up pc - 1) */
+    int j = trapped ? same_below(&trap_trace, pc, pc + bd.a->trap_len, &bd.direct) : -1;
+    snprintf(what, sizeof what, "unwind from boundary %d (+%zu, before `%s`) reaches the caller and the same bottom", k,
+             bd.l.insn_off[k], bd.a->insns[k].text);
+    check(j >= 0, what);
+    bd.checked++;
+    if (j < 0) {
+        bd.bad++;
+        printf("# trapped %d at %#lx\n", trapped, (unsigned long)pc);
+        print_trace("direct", &bd.direct);
+        print_trace("from the trap", &trap_trace);
+    }
+}
+
+static void test_boundaries(void)
+{
+    memset(&bd, 0, sizeof bd);
+    bd.a = pt_arch_host();
+    if (!bd.a || pt_layout_build(&bd.l, bd.a, NULL) < 0)
+        return;
+    /* private RWX code (no arena), rewritten for every boundary, with its
+     * .eh_frame 4 KiB further on */
+    size_t len = 8192;
+    bd.mem = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (bd.mem == MAP_FAILED) {
+        check(false, "map RWX memory for patched trampolines");
+        return;
+    }
+    uint8_t *eh = bd.mem + 4096;
+    struct pt_buf prog, b;
+    pt_buf_init(&prog, bd.a->big_endian);
+    pt_buf_init_fixed(&b, eh, 4096, bd.a->big_endian);
+    int r = pt_cfi_program(&prog, &bd.l);
+    size_t cie = pt_eh_cie(&b, bd.a);
+    pt_eh_fde(&b, cie, -4096, bd.l.size, prog.data, prog.len);
+    pt_eh_terminator(&b);
+    pt_buf_free(&prog);
+    if (r < 0 || b.failed) {
+        check(false, "emit CIE + FDE for the patched trampoline");
+        return;
+    }
+
+    struct sigaction sa, old[5];
+    const int sigs[5] = {SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE};
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int s = 0; s < 5; s++)
+        sigaction(sigs[s], &sa, &old[s]);
+    __register_frame(eh);
+
+    static volatile int n_runs;
+    n_runs = (int)bd.a->n_insns;
+    for (int k = -2; k < n_runs; k++) {
+        boundary_prepare(k);
+        int trapped = boundary_run(k);
+        boundary_record(k, trapped);
+    }
+    __deregister_frame(eh);
+    for (int s = 0; s < 5; s++)
+        sigaction(sigs[s], &old[s], NULL);
+    munmap(bd.mem, len);
+    if (bd.control >= 0)
+        printf("# %d of %zu instruction boundaries checked: unwinding from a trap there reaches the caller (%d bad)\n",
+               bd.checked, bd.a->n_insns, bd.bad);
+}
+
 int main(void)
 {
     const struct pt_arch *a = pt_arch_host();
@@ -540,6 +772,8 @@ int main(void)
     test_lifecycle();
     section = SEC_UNWIND;
     test_unwind();
+    section = SEC_BOUNDARY;
+    test_boundaries();
     section = SEC_LIFECYCLE;
     check(perftramp_close(pt) == 0, "close");
     printf("# summary:");
@@ -548,7 +782,7 @@ int main(void)
             printf("%s %s %d/%d", first ? "" : ",", sec_name[s], sec_pass[s], sec_total[s]);
             first = 0;
         }
-    printf("\n");
+    printf("%s\n", boundary_note);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 # (<clang_target>-gcc for foreign ones) and its libffi.a (Debian multiarch
 # /usr/lib/<triple>, or $PT_CROSS_PREFIX/<name> for riscv64: see
 # tools/deps/arch.sh).  Prints one summary line per architecture, e.g.
-#   arch aarch64: contract 26/26, lifecycle 9/9, unwind 7/7, fp-walk 1/1 (qemu-aarch64-static, build 3s, run 0s)
+#   arch aarch64: contract 23/23, lifecycle 11/11, unwind 8/8, fp-walk 1/1, cfi-boundaries 7/7 (qemu-aarch64-static, build 7s, run 0s)
 # An arch whose tools are missing is reported as SKIP with the reason; the
 # test exits 77 when no foreign arch could run, and fails on a SKIP when
 # $CI is set (CI installs everything: a skip there is a broken install).
@@ -18,6 +18,12 @@ build=${PT_BUILDDIR:-$(pwd)}
 host=${PT_HOST_ARCH:-$(uname -m)}
 prefix=${PT_CROSS_PREFIX:-/opt/perftramp-cross}
 keep=${PT_ARCH_KEEP:-}   # set to keep the work directory (binaries, logs)
+# PT_ARCHES="a b": only these architectures.  PT_ARCH_TESTS=0: skip (for
+# repeated `make check` passes, e.g. under sanitizers, that add nothing here).
+if [ "${PT_ARCH_TESTS:-1}" = 0 ]; then
+    echo "SKIP: PT_ARCH_TESTS=0"
+    exit 77
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-arch.XXXXXX") || exit 99
 [ -n "$keep" ] && echo "# work directory: $work"
@@ -46,6 +52,7 @@ say() { echo "$*" | tee -a "$summary"; }
 for sym in $syms; do
     name=$(table_field "$sym" name)
     triple=$(table_field "$sym" clang_target)
+    case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
     if [ -z "$name" ] || [ -z "$triple" ]; then
         say "arch $sym: FAIL (no .name/.clang_target found in src/arch/)"
         bad=$((bad + 1))
