@@ -19,6 +19,10 @@ if [ -n "$so" ] && command -v nm >/dev/null 2>&1; then
     done
 fi
 
+# LeakSanitizer cannot run under ptrace (sanitizer builds)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
+
 fail=0
 run() {
     out=$("$libtool" --mode=execute gdb -nx -batch \

@@ -75,6 +75,7 @@ int main(int argc, char **argv)
     }
     int r = gdb_caller(chosen, 20);
     printf("result %d\n", r);
+    fflush(stdout);
     free(others);
     return perftramp_close(pt) == 0 && r == 41 ? 0 : 1;
 }
