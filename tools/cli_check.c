@@ -178,8 +178,23 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* UNWINDING_INFO records without .eh_frame bytes (V8's builtins): the
+ * summary counts them among the LOADs with unwinding info. */
+static size_t count_empty_unwind(const uint8_t *data, size_t len)
+{
+    struct pt_jd_iter it;
+    struct pt_jd_record r;
+    size_t n = 0;
+    if (pt_jd_iter_init(&it, data, len) < 0)
+        return 0;
+    while (pt_jd_next(&it, &r) == 1)
+        if (r.id == PT_JD_UNWINDING_INFO && !r.malformed && r.unwinding_size <= r.eh_frame_hdr_size)
+            n++;
+    return n;
+}
+
 static void json_file(FILE *out, const char *path, const struct pt_jd_summary *s, const struct issues *is,
-                      size_t errors)
+                      size_t errors, size_t empty_unwind)
 {
     fputs("{\"file\":", out);
     json_str(out, path);
@@ -201,9 +216,9 @@ static void json_file(FILE *out, const char *path, const struct pt_jd_summary *s
     }
     fprintf(out, ",\"unknown\":%zu}", s->unknown);
     fprintf(out,
-            ",\"loads_with_unwinding_info\":%zu,\"valid_bytes\":%zu,\"trailing_bytes\":%zu"
+            ",\"loads_with_unwinding_info\":%zu,\"unwinding_info_without_eh_frame\":%zu,\"valid_bytes\":%zu,\"trailing_bytes\":%zu"
             ",\"first_timestamp\":%" PRIu64 ",\"last_timestamp\":%" PRIu64 ",\"closed\":%s",
-            s->loads_with_unwind, s->valid_bytes, s->trailing_bytes, s->first_timestamp, s->last_timestamp,
+            s->loads_with_unwind, empty_unwind, s->valid_bytes, s->trailing_bytes, s->first_timestamp, s->last_timestamp,
             s->closed ? "true" : "false");
     fputs(",\"issues\":[", out);
     for (size_t i = 0; i < is->n; i++) {
@@ -226,7 +241,7 @@ static void json_io_error(FILE *out, const char *path, const char *why)
 
 /* ---- text ----------------------------------------------------------- */
 static void text_file(FILE *out, const char *path, const struct pt_jd_summary *s, const struct issues *is,
-                      size_t errors, bool all)
+                      size_t errors, bool all, size_t empty_unwind)
 {
     fprintf(out, "%s: %s (%zu error%s, %zu warning%s)\n", path, errors ? "INVALID" : "valid", errors,
             errors == 1 ? "" : "s", s->warnings, s->warnings == 1 ? "" : "s");
@@ -241,8 +256,10 @@ static void text_file(FILE *out, const char *path, const struct pt_jd_summary *s
         fprintf(out, "%s %zu, ", pt_jd_record_name(id), s->by_id[id]);
     fprintf(out, "unknown %zu)\n", s->unknown);
     if (s->by_id[PT_JD_LOAD])
-        fprintf(out, "  LOADs with unwinding info: %zu of %zu; code sizes %" PRIu64 "..%" PRIu64 " bytes\n",
-                s->loads_with_unwind, s->by_id[PT_JD_LOAD], s->min_code_size, s->max_code_size);
+        fprintf(out,
+                "  LOADs with unwinding info: %zu of %zu (%zu of them without .eh_frame); code sizes %" PRIu64 "..%" PRIu64
+                " bytes\n",
+                s->loads_with_unwind, s->by_id[PT_JD_LOAD], empty_unwind, s->min_code_size, s->max_code_size);
     if (s->records)
         fprintf(out, "  timestamps: %" PRIu64 " .. %" PRIu64 " ns%s\n", s->first_timestamp, s->last_timestamp,
                 s->closed ? "; closed" : "");
@@ -371,9 +388,9 @@ int cli_check_main(int argc, char **argv)
             rc = CLI_USAGE;
         }
         if (json)
-            json_file(stdout, path, &sum, &is, errors);
+            json_file(stdout, path, &sum, &is, errors, count_empty_unwind(data, len));
         else
-            text_file(stdout, path, &sum, &is, errors, all);
+            text_file(stdout, path, &sum, &is, errors, all, count_empty_unwind(data, len));
         if (records && !json)
             print_records(stdout, data, len);
         if (errors && rc == CLI_OK)
