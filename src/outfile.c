@@ -12,7 +12,9 @@ int pt_outfile_open(const char *path, int flags, bool *refused)
      * ENXIO for writers when nobody reads it). */
     int fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) {
-        *refused = errno == ELOOP || errno == ENXIO;
+        /* a planted directory (EISDIR) is a refusal too: it must not fail
+         * perftramp_open for the victim any more than a symlink does */
+        *refused = errno == ELOOP || errno == ENXIO || errno == EISDIR;
         return -1;
     }
     struct stat st;
@@ -22,7 +24,9 @@ int pt_outfile_open(const char *path, int flags, bool *refused)
         errno = e;
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    /* st_nlink: a second name (a hard link planted where protected_hardlinks
+     * is off) would have us append to, or truncate, one of our own files */
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
         close(fd);
         *refused = true;
         errno = EPERM;

@@ -12,7 +12,9 @@
  * uid.  Returns the fd (O_NONBLOCK cleared), or -1 with errno:
  *   ELOOP  the path is a symlink          (*refused = true)
  *   ENXIO  a FIFO/socket with no reader   (*refused = true)
- *   EPERM  not a regular file, or owned by another user (*refused = true)
+ *   EISDIR a directory                    (*refused = true)
+ *   EPERM  not a regular file, owned by another user, or with more
+ *          than one link (a planted hard link)   (*refused = true)
  *   any other errno of open/fstat         (*refused = false)
  * Truncation, if wanted, is the caller's job, after this check. */
 int pt_outfile_open(const char *path, int flags, bool *refused);

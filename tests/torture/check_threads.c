@@ -4,6 +4,7 @@
  * files must hold exactly one well-formed entry per wrap afterwards. */
 #include "torture.h"
 #include "dumpscan.h"
+#include "jitdump_reader.h"
 
 #include <check.h>
 #include <errno.h>
@@ -217,6 +218,7 @@ START_TEST(threads_with_outputs)
     struct ds_map_stats ms;
     int r = ds_scan_map(map, on_map_line, &s, &ms);
     ck_assert_msg(r == 0, "perf map: %s", r == -1 && s.why[0] ? s.why : ms.error);
+    ck_assert_msg(ms.torn_tail == 0, "perf map: torn last line (%zu bytes)", ms.torn_tail);
     struct ds_dump_stats dst;
     r = ds_scan_jitdump(dump, on_load, &s, &dst);
     ck_assert_msg(r == 0, "jitdump: %s", s.why[0] ? s.why : dst.error);
@@ -227,6 +229,12 @@ START_TEST(threads_with_outputs)
         ck_assert_msg(s.map_seen[k] == 1, "map: wrap %zu missing", k);
         ck_assert_msg(s.dump_seen[k] == 1, "dump: wrap %zu missing", k);
     }
+    char why[300];
+    struct pt_jd_summary sum;
+    size_t errors = ds_validate_jitdump(dump, &sum, why, sizeof why);
+    ck_assert_msg(errors == 0, "validator: %zu errors, first: %s", errors, why);
+    ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], N_THREADS * N_WRAPS);
+    ck_assert_uint_eq(sum.trailing_bytes, 0);
     ds_run_cli_check(dump);
     free(s.map_seen);
     free(s.dump_seen);

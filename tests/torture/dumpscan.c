@@ -1,6 +1,7 @@
 /* See dumpscan.h. */
 #define _GNU_SOURCE
 #include "dumpscan.h"
+#include "jitdump_reader.h"
 #include "torture.h"
 
 #include <check.h>
@@ -45,8 +46,7 @@ int ds_scan_map(const char *path, ds_map_fn cb, void *arg, struct ds_map_stats *
     while (p < end) {
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) {
-            snprintf(st->error, sizeof st->error, "line %zu: no final newline (torn line)", st->lines + 1);
-            r = -1;
+            st->torn_tail = (size_t)(end - p);
             break;
         }
         uint64_t start, size;
@@ -284,4 +284,36 @@ void ds_run_cli_check(const char *dump)
         return;
     }
     printf("note: no perftramp CLI in $PT_BUILDDIR; only the torture scanner checked %s\n", dump);
+}
+
+struct first_error {
+    char *why;
+    size_t len;
+    bool seen;
+};
+
+static void keep_first_error(void *arg, enum pt_jd_severity sev, size_t offset, const char *msg)
+{
+    struct first_error *f = arg;
+    if (sev == PT_JD_ERROR && !f->seen && f->why) {
+        snprintf(f->why, f->len, "offset %zu: %s", offset, msg);
+        f->seen = true;
+    }
+}
+
+size_t ds_validate_jitdump(const char *path, struct pt_jd_summary *sum, char *why, size_t why_len)
+{
+    size_t len;
+    unsigned char *buf = tt_slurp(path, &len);
+    if (why && why_len)
+        why[0] = 0;
+    if (!buf) {
+        if (why)
+            snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        return SIZE_MAX;
+    }
+    struct first_error f = {why, why_len, false};
+    size_t errors = pt_jitdump_validate(buf, len, sum, keep_first_error, &f);
+    free(buf);
+    return errors;
 }

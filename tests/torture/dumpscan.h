@@ -12,6 +12,7 @@
 struct ds_map_stats {
     size_t lines;
     size_t bytes;
+    size_t torn_tail; /* bytes after the last newline (a torn last line) */
     char error[200]; /* why a scan failed */
 };
 
@@ -19,7 +20,8 @@ struct ds_map_stats {
  * stop.  name is not NUL-terminated. */
 typedef int (*ds_map_fn)(void *arg, uint64_t start, uint64_t size, const char *name, size_t len);
 
-/* 0: every line well-formed (cb may be NULL); -1: malformed (stats->error)
+/* 0: every complete line well-formed (cb may be NULL; a last line without
+ * its newline is not passed on, its length goes to torn_tail); -1: malformed (stats->error)
  * or cb stopped; -2: cannot read the file (errno). */
 int ds_scan_map(const char *path, ds_map_fn cb, void *arg, struct ds_map_stats *stats);
 
@@ -51,5 +53,12 @@ int ds_scan_jitdump(const char *path, ds_load_fn cb, void *arg, struct ds_dump_s
 /* When the perftramp CLI was built, asserts `perftramp check <dump>`
  * accepts the dump (Check assertion); prints a note when it was not. */
 void ds_run_cli_check(const char *dump);
+
+
+struct pt_jd_summary;
+/* The library's validator (src/jitdump_reader.h, what `perftramp check`
+ * runs) on a file: its error count (SIZE_MAX: unreadable), the first
+ * error's text in why. */
+size_t ds_validate_jitdump(const char *path, struct pt_jd_summary *sum, char *why, size_t why_len);
 
 #endif
