@@ -19,6 +19,7 @@
 #include <check.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,68 @@ START_TEST(test_backtrace3_through_trampoline)
 }
 END_TEST
 
+/* Threads wrap, walk through and release trampolines at once, with the
+ * unwinder and gdb outputs both on: registration of new arenas and the
+ * GDB JIT list must stay consistent under contention. */
+struct walker {
+    perftramp *pt;
+    int failures;
+};
+
+static _Unwind_Reason_Code count_frames(struct _Unwind_Context *ctx, void *arg)
+{
+    (void)ctx;
+    (*(int *)arg)++;
+    return _URC_NO_REASON;
+}
+
+__attribute__((noinline)) static int counting_target(int x)
+{
+    int n = 0;
+    _Unwind_Backtrace(count_frames, &n);
+    __asm__ volatile("" ::: "memory");
+    return x + n;
+}
+
+static void *walker_main(void *arg)
+{
+    struct walker *w = arg;
+    int direct = counting_target(0); /* frames seen from a direct call */
+    for (int i = 0; i < 2000; i++) {
+        int_fn f = (int_fn)perftramp_wrap(w->pt, (perftramp_fn)counting_target, "py::threaded");
+        if (!f) {
+            w->failures++;
+            continue;
+        }
+        /* one extra frame through the trampoline */
+        if (f(0) != direct + 1)
+            w->failures++;
+        if (i % 3 && perftramp_release(w->pt, (perftramp_fn)f) != 0)
+            w->failures++;
+    }
+    return NULL;
+}
+
+START_TEST(test_threads_wrap_walk_release)
+{
+    perftramp *pt = open_with(PERFTRAMP_UNWIND | PERFTRAMP_GDB);
+    enum { T = 4 };
+    pthread_t th[T];
+    struct walker w[T];
+    for (int t = 0; t < T; t++) {
+        w[t] = (struct walker){.pt = pt};
+        ck_assert_int_eq(pthread_create(&th[t], NULL, walker_main, &w[t]), 0);
+    }
+    for (int t = 0; t < T; t++) {
+        ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+        ck_assert_int_eq(w[t].failures, 0);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_GDB), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
 #if defined(__x86_64__) && !defined(PT_UNWIND_ONLY_WALKS)
 /* ---- single-stepping with EFLAGS.TF --------------------------------- */
 #define PT_EFLAGS_TF 0x100
@@ -324,6 +387,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_unwind_backtrace_100k_live);
     tcase_add_test(tc, test_two_contexts_close_in_any_order);
     tcase_add_test(tc, test_backtrace3_through_trampoline);
+    tcase_add_test(tc, test_threads_wrap_walk_release);
 #if defined(__x86_64__) && !defined(PT_UNWIND_ONLY_WALKS)
     /* valgrind does not emulate the trap flag */
     const char *preload = getenv("LD_PRELOAD");
