@@ -52,56 +52,68 @@ void pt_buf_put(struct pt_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
+/* The fixed-size stores below are one load/store (plus a byte swap when
+ * the requested order is not the host's) instead of byte loops and a
+ * memcpy call: they are the inner loop of every .eh_frame and ELF image
+ * (bench: ~half the instructions of a PERFTRAMP_GDB wrap). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PT_HOST_BIG_ENDIAN true
+#else
+#define PT_HOST_BIG_ENDIAN false
+#endif
+
 void pt_buf_u8(struct pt_buf *b, uint8_t v)
 {
-    pt_buf_put(b, &v, 1);
+    if (!pt_buf_reserve(b, 1))
+        return;
+    b->data[b->len++] = v;
 }
 
 void pt_buf_u16(struct pt_buf *b, uint16_t v)
 {
-    uint8_t p[2];
-    if (b->big_endian) {
-        p[0] = (uint8_t)(v >> 8);
-        p[1] = (uint8_t)v;
-    } else {
-        p[0] = (uint8_t)v;
-        p[1] = (uint8_t)(v >> 8);
-    }
-    pt_buf_put(b, p, 2);
+    if (!pt_buf_reserve(b, 2))
+        return;
+    if (b->big_endian != PT_HOST_BIG_ENDIAN)
+        v = __builtin_bswap16(v);
+    memcpy(b->data + b->len, &v, 2);
+    b->len += 2;
 }
 
 void pt_store_u32(uint8_t *p, uint32_t v, bool big_endian)
 {
-    for (int i = 0; i < 4; i++)
-        p[big_endian ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+    if (big_endian != PT_HOST_BIG_ENDIAN)
+        v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
 }
 
 void pt_store_u64(uint8_t *p, uint64_t v, bool big_endian)
 {
-    for (int i = 0; i < 8; i++)
-        p[big_endian ? 7 - i : i] = (uint8_t)(v >> (8 * i));
+    if (big_endian != PT_HOST_BIG_ENDIAN)
+        v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
 }
 
 uint32_t pt_load_u32(const uint8_t *p, bool big_endian)
 {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[big_endian ? 3 - i : i] << (8 * i);
-    return v;
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return big_endian != PT_HOST_BIG_ENDIAN ? __builtin_bswap32(v) : v;
 }
 
 void pt_buf_u32(struct pt_buf *b, uint32_t v)
 {
-    uint8_t p[4];
-    pt_store_u32(p, v, b->big_endian);
-    pt_buf_put(b, p, 4);
+    if (!pt_buf_reserve(b, 4))
+        return;
+    pt_store_u32(b->data + b->len, v, b->big_endian);
+    b->len += 4;
 }
 
 void pt_buf_u64(struct pt_buf *b, uint64_t v)
 {
-    uint8_t p[8];
-    pt_store_u64(p, v, b->big_endian);
-    pt_buf_put(b, p, 8);
+    if (!pt_buf_reserve(b, 8))
+        return;
+    pt_store_u64(b->data + b->len, v, b->big_endian);
+    b->len += 8;
 }
 
 size_t pt_uleb_encode(uint8_t out[10], uint64_t v)

@@ -119,6 +119,12 @@ uint8_t *pt_elf_build(uint16_t machine, bool big_endian, const struct pt_elf_out
     uint32_t *names = calloc(n_secs + 3, sizeof *names);
     if (!offs || !names)
         goto oom;
+    /* one allocation for the image, not a realloc per doubling (bench:
+     * PERFTRAMP_GDB rebuilds a chunk's image on every wrap) */
+    size_t guess = EHDR_SIZE + nsec_total * SHDR_SIZE + (n_syms + 1) * SYM_SIZE + 64;
+    for (size_t i = 0; i < n_secs; i++)
+        guess += (secs[i].data ? secs[i].size : 0) + 16;
+    pt_buf_reserve(&b, guess);
 
     /* ELF header, patched later for e_shoff */
     static const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2, 0, 1, 0};
