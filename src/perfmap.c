@@ -65,16 +65,19 @@ static int write_line(struct pt_perfmap *pm, uintptr_t addr, size_t size, const 
     int n = snprintf(pm->line, sizeof pm->line, "%" PRIxPTR " %zx ", addr, size);
     n += (int)pt_perf_name(pm->line + n, name);
     pm->line[n++] = '\n';
+    size_t done = 0;
     for (;;) {
-        ssize_t w = write(pm->fd, pm->line, (size_t)n);
-        if (w == n)
+        ssize_t w = write(pm->fd, pm->line + done, (size_t)n - done);
+        if (w > 0 && (done += (size_t)w) == (size_t)n)
             return 0;
-        if (w < 0 && errno == EINTR)
+        if (w > 0 || (w < 0 && errno == EINTR))
             continue;
-        /* a short write means the disk filled up or a limit was hit
-         * mid-line; the file is shared with other writers (O_APPEND), so
-         * we cannot cut it back: stop writing. */
-        if (w >= 0)
+        /* A short write means the disk filled up or a limit was hit
+         * mid-line; writing the rest fails with the real cause (EFBIG
+         * under RLIMIT_FSIZE, ENOSPC), which is what we report.  The file
+         * is shared with other writers (O_APPEND), so we cannot cut the
+         * torn line back: stop writing. */
+        if (w == 0)
             errno = ENOSPC;
         return -1;
     }
