@@ -27,6 +27,7 @@
 #include "outputs.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,15 @@ int pt_unwind_open(struct perftramp *pt)
     if (!u->nongnu_register || !u->nongnu_cancel)
         u->nongnu_register = NULL, u->nongnu_cancel = NULL;
 #endif
+    bool any = u->gcc_register || u->llvm_add_section || u->llvm_add_fde;
+#ifdef PT_HAVE_NONGNU_HEADERS
+    any = any || u->nongnu_register;
+#endif
+    if (!any) {
+        free(u);
+        errno = ENOTSUP; /* no unwinder we know how to feed */
+        return -1;
+    }
     pt->unwind = u;
     return 0;
 }
