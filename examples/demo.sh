@@ -14,13 +14,19 @@
 # Environment: PT_SRCDIR, PT_BUILDDIR (set by make), DEMO_SCRIPT (a .tiny
 # file, default examples/tiny/hot.tiny), PERF (default perf).
 set -u
+LC_ALL=C # perf's and awk's number formats
+export LC_ALL
 
 srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${PT_BUILDDIR:-$srcdir}
 tiny=$builddir/examples/tiny/tiny
 script=${DEMO_SCRIPT:-$srcdir/examples/tiny/hot.tiny}
 perf=${PERF:-perf}
+# Sampling rate: 999 Hz, or less when the kernel has lowered its ceiling
+# (it does so on slow or busy machines; perf record refuses -F above it).
 freq=999
+max_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2> /dev/null || echo 999)
+[ "$max_rate" -ge 1 ] 2> /dev/null && [ "$max_rate" -lt $freq ] && freq=$max_rate
 
 die() {
     echo "demo: $*" >&2
@@ -90,9 +96,14 @@ show_profile() {
         function flush(   i, s) {
             if (n == 0) return
             total++
-            s = ""
-            for (i = n; i >= 1; i--)
-                if (f[i] == "main" || f[i] ~ /^tiny::/) s = (s == "" ? f[i] : s " > " f[i])
+            # root first; a run of the same function (recursion) as "name xN"
+            s = ""; prev = ""; times = 0
+            for (i = n; i >= 0; i--) {
+                if (i > 0 && f[i] != "main" && f[i] !~ /^tiny::/) continue
+                if (i > 0 && f[i] == prev) { times++; continue }
+                if (prev != "") s = (s == "" ? "" : s " > ") prev (times > 1 ? " x" times : "")
+                prev = i > 0 ? f[i] : ""; times = 1
+            }
             if (seen_main) reached++
             if (s == "" || s == "main") s = "(other: no interpreted frame)"
             if (in_tiny) { interp++; if (seen_main) interp_reached++ }

@@ -34,7 +34,7 @@ n=$(grep -c -F "$deepest" "$tmp/out")
 # runtime: not counted.)
 awk '/samples with a frame in tiny or a trampoline;/ {
         gsub(/[()%]/, "", $12); n++
-        if ($1 + 0 < 200) { print "FAIL: only " $1 " samples in interpreted code"; bad = 1 }
+        if ($1 + 0 < 50) { print "FAIL: only " $1 " samples in interpreted code"; bad = 1 }
         if ($12 + 0 < 95) { print "FAIL: only " $12 "% of the samples in interpreted code reach main()"; bad = 1 }
      }
      END { exit bad || n != 2 }' "$tmp/out" || fail "interpreted stacks do not unwind down to main() (see above)"
