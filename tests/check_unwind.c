@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 #include <unwind.h>
 
 /* ---- the stack under test ------------------------------------------- */
@@ -162,6 +163,32 @@ START_TEST(test_unwind_backtrace_100k_live)
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
     ck_assert_int_eq(perftramp_close(pt), 0);
     free(fs);
+}
+END_TEST
+
+/* Every output at once: jitdump spaces the slots further apart (perf's
+ * mapped_size), and the in-arena .eh_frame must follow that stride. */
+START_TEST(test_all_outputs_wider_stride)
+{
+    char dir[] = "/tmp/perftramp-unwind-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    struct perftramp_options o = {.outputs = PERFTRAMP_ALL, .jitdump_dir = dir};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_msg(pt != NULL, "perftramp_open(ALL): %s", strerror(errno));
+    ck_assert_uint_gt(pt->stride, pt->layout.size);
+    int_fn f = NULL;
+    for (int i = 0; i < 3000; i++)
+        f = wrap(pt, "py::all");
+    const char *why = trace_through(pt, f, record_libgcc);
+    ck_assert_msg(why == NULL, "with every output on: %s", why);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/jit-%d.dump", dir, (int)getpid());
+    unlink(path);
+    ck_assert_int_eq(rmdir(dir), 0);
+    snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+    unlink(path);
 }
 END_TEST
 
@@ -386,6 +413,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_without_unwind_output_the_walk_stops);
     tcase_add_test(tc, test_unwind_backtrace_100k_live);
     tcase_add_test(tc, test_two_contexts_close_in_any_order);
+    tcase_add_test(tc, test_all_outputs_wider_stride);
     tcase_add_test(tc, test_backtrace3_through_trampoline);
     tcase_add_test(tc, test_threads_wrap_walk_release);
 #if defined(__x86_64__) && !defined(PT_UNWIND_ONLY_WALKS)
