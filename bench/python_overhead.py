@@ -8,6 +8,7 @@
 # so time spent descheduled does not count) and overheads as ratios of
 # those; the median per-round ratio is printed too.  Prints key: value
 # lines.
+import os
 import statistics
 import sys
 import tempfile
@@ -108,4 +109,10 @@ def main():
             print("python_%s_pep523_alone_pct: %.1f" % (name, 100 * (min(hook) / min(off) - 1)))
             print("python_%s_overhead_median_ratio_pct: %.1f" % (name, 100 * (statistics.median(ratios) - 1)))
 
-main()
+try:
+    main()
+finally:
+    try:  # the perf map this run wrote (perftramp writes it to /tmp)
+        os.unlink("/tmp/perf-%d.map" % os.getpid())
+    except FileNotFoundError:
+        pass
