@@ -50,5 +50,29 @@ run() {
 run 0
 run 1000
 run 1000 release
+
+# stepi through the trampoline: at every instruction gdb's bt (through the
+# chunk's .eh_frame) must show py::chosen <- gdb_caller <- main
+steps=""
+i=0
+while [ $i -lt 60 ]; do steps="$steps -ex stepi -ex bt"; i=$((i + 1)); done
+# shellcheck disable=SC2086
+out=$("$libtool" --mode=execute gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'break gdb_caller' -ex run $steps --args "$prog" 100 2>&1)
+verdict=$(printf '%s\n' "$out" | awk '
+    /^#0 / { if (inside) check(); inside = 0; n = 0 }
+    /^#[0-9]/ { line[n++] = $0 }
+    /^#0 .* in py::chosen \(/ { inside = 1; pc[$2] = 1 }
+    function check() {
+        if (line[1] !~ / in gdb_caller \(/ || line[2] !~ / in main \(/) { bad++; badpc = line[0] }
+    }
+    END { if (inside) check(); k = 0; for (p in pc) k++; printf "%d %d %s\n", k, bad + 0, badpc }')
+set -- $verdict
+if [ "${1:-0}" -ge 5 ] && [ "${2:-1}" -eq 0 ]; then
+    echo "ok: stepi: bt complete at $1 distinct instructions of the trampoline"
+else
+    echo "FAIL: stepi: $1 instructions inside the trampoline, $2 incomplete bt (first: ${3:-})"
+    fail=1
+fi
 [ "$fail" = 0 ] || exit 1
 echo "PASS: gdb bt through trampolines"
