@@ -6,9 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
-PT_HOST_ARCH=$(sed -n 's/^PT_HOST_ARCH = *//p' Makefile 2>/dev/null || uname -m) \
-    sh tests/arch/cross_configure.sh "$PWD"
+# an in-tree configured checkout refuses out-of-tree builds: use a copy
+. tests/torture/ci-lib.sh
+ci_src /tmp/ci-arch-src
+PT_HOST_ARCH=$(sed -n 's/^PT_HOST_ARCH = *//p' Makefile 2>/dev/null || true)
+PT_HOST_ARCH=${PT_HOST_ARCH:-$(uname -m)} sh tests/arch/cross_configure.sh "$CI_SRC_DIR"
 if [ -f tests/arch/run_foreign.sh.log ]; then
     sed -n '/^=== architectures:/,$p' tests/arch/run_foreign.sh.log
 fi
+[ -n "${PT_CI_SRC:-}" ] || rm -rf /tmp/ci-arch-src
 echo "arch step: $(( $(date +%s) - start ))s"

@@ -621,6 +621,7 @@ static struct {
     long (*fn)(long);
     struct trace direct;
     int control, bad, checked;
+    long result;
 } bd;
 
 NOINLINE static void boundary_prepare(int k)
@@ -646,7 +647,7 @@ NOINLINE static int boundary_run(int k)
         return 0;
     if (sigsetjmp(trap_jmp, 1))
         return 1;
-    call_through(bd.fn, k);
+    bd.result = call_through(bd.fn, k);
     return 0;
 }
 
@@ -755,6 +756,58 @@ static void test_boundaries(void)
                bd.checked, bd.a->n_insns, bd.bad);
 }
 
+#if defined(__aarch64__)
+/* ---- AArch64 BTI: the landing pad works where it is enforced
+ *
+ * Code in a PROT_BTI page may be entered by an indirect call (BLR) only
+ * at a BTI c (or PACIxSP) instruction, else the branch raises a Branch
+ * Target exception (SIGILL).  The trampoline is copied into such a page
+ * and called; the control copy has its `bti c` replaced by a NOP and must
+ * trap, which proves the page is really guarded. */
+#ifndef PROT_BTI
+#define PROT_BTI 0x10 /* Linux arch/arm64/include/uapi/asm/mman.h */
+#endif
+
+static void test_bti(void)
+{
+    const struct pt_arch *a = pt_arch_host();
+    struct pt_layout l;
+    if (!a || pt_layout_build(&l, a, NULL) < 0)
+        return;
+    size_t len = 4096;
+    uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        check(false, "map memory for the BTI check");
+        return;
+    }
+    pt_layout_write(&l, mem, (uint64_t)(uintptr_t)id2, 1);
+    pt_layout_write(&l, mem + 256, (uint64_t)(uintptr_t)id2, 2);
+    static const uint8_t nop[4] = {0x1f, 0x20, 0x03, 0xd5}; /* hint #0 */
+    memcpy(mem + 256, nop, sizeof nop);
+    __builtin___clear_cache((char *)mem, (char *)mem + len);
+    if (mprotect(mem, len, PROT_READ | PROT_EXEC | PROT_BTI) != 0) {
+        printf("# BTI: mprotect(PROT_BTI) refused (%s): landing pad not checked\n", strerror(errno));
+        munmap(mem, len);
+        return;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGILL, &sa, &old);
+    bd.fn = (long (*)(long))(void *)mem;
+    int trapped_good = boundary_run(7);
+    long good = bd.result;
+    bd.fn = (long (*)(long))(void *)(mem + 256);
+    int trapped_bad = boundary_run(7);
+    sigaction(SIGILL, &old, NULL);
+    munmap(mem, len);
+    check(!trapped_good && good == 72, "BTI-guarded page: an indirect call lands on `bti c` and runs");
+    check(trapped_bad, "BTI-guarded page: the same code without `bti c` traps (control: the page is guarded)");
+}
+#endif
+
 int main(void)
 {
     const struct pt_arch *a = pt_arch_host();
@@ -768,6 +821,9 @@ int main(void)
     }
     section = SEC_CONTRACT;
     test_contract();
+#if defined(__aarch64__)
+    test_bti();
+#endif
     section = SEC_LIFECYCLE;
     test_lifecycle();
     section = SEC_UNWIND;
