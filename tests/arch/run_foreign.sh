@@ -44,7 +44,7 @@ table_field() {
 syms=$(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c")
 [ -n "$syms" ] || { echo "FAIL: no tables found in $src/src/arch_list.c"; exit 1; }
 
-ran=0 foreign_ran=0 bad=0 skipped=0
+ran=0 foreign_ran=0 bad=0 skipped=0 ready=
 summary=$work/summary
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -95,17 +95,43 @@ for sym in $syms; do
     # only ffi.h and ffitarget.h: a multiarch include dir must not shadow
     # the cross toolchain's own libc headers
     cp "$ffiinc/ffi.h" "$ffiinc/ffitarget.h" "$incdir/"
+    printf "cc='%s'\nrun='%s'\nhow='%s'\nextra='%s'\nffilib='%s'\nincdir='%s'\n" \
+        "$cc" "$run" "$how" "$extra" "$ffilib" "$incdir" > "$work/$name.env"
+    ready="$ready $name"
+done
 
-    exe=$work/foreign_contract-$name
+# Builds one arch's harness (static: runs under qemu-user without a sysroot).
+build_one() {
+    . "$work/$1.env"
     t0=$(date +%s)
     # -fasynchronous-unwind-tables: Debian's riscv64 gcc turns unwind
     # tables off; the unwind test walks through the harness's own frames.
     # shellcheck disable=SC2086
-    if ! $cc -std=c11 -O2 -g -static -pthread -Wall -Wextra \
+    if $cc -std=c11 -O2 -g -static -pthread -Wall -Wextra \
             -fasynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
             $extra $config -I"$build" -I"$src/include" -I"$src/src" -I"$incdir" \
             "$src"/src/*.c "$src"/src/arch/*.c "$src/tests/arch/foreign_contract.c" \
-            -L"$ffilib" -lffi -ldl -o "$exe" > "$work/$name.build.log" 2>&1; then
+            -L"$ffilib" -lffi -ldl -o "$work/foreign_contract-$1" > "$work/$1.build.log" 2>&1; then
+        echo 0 > "$work/$1.build.rc"
+    else
+        echo 1 > "$work/$1.build.rc"
+    fi
+    echo $(($(date +%s) - t0)) > "$work/$1.build.time"
+}
+
+# Build two at a time (the build dominates; each run takes about a second).
+n=0
+for name in $ready; do
+    build_one "$name" &
+    n=$((n + 1))
+    [ $((n % ${PT_ARCH_JOBS:-2})) -ne 0 ] || wait
+done
+wait
+
+for name in $ready; do
+    . "$work/$name.env"
+    exe=$work/foreign_contract-$name
+    if [ "$(cat "$work/$name.build.rc" 2>/dev/null)" != 0 ]; then
         say "arch $name: FAIL (build with $cc)"
         sed 's/^/#   /' "$work/$name.build.log" | head -n 40
         bad=$((bad + 1)); continue
@@ -120,7 +146,7 @@ for sym in $syms; do
     ran=$((ran + 1))
     [ "$name" = "$host" ] || foreign_ran=$((foreign_ran + 1))
     if [ $rc -eq 0 ] && [ -n "$counts" ] && echo "$counts" | grep -q ' 0 failed$'; then
-        say "arch $name: ${line:-?} ($how, build $((t1 - t0))s, run $((t2 - t1))s)"
+        say "arch $name: ${line:-?} ($how, build $(cat "$work/$name.build.time")s, run $((t2 - t1))s)"
     else
         say "arch $name: FAIL ${line:-(no summary)} exit $rc ($how)"
         bad=$((bad + 1))
