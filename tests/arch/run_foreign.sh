@@ -45,6 +45,8 @@ syms=$(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c"
 [ -n "$syms" ] || { echo "FAIL: no tables found in $src/src/arch_list.c"; exit 1; }
 
 ran=0 foreign_ran=0 bad=0 skipped=0 ready=
+tmo=
+command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
 summary=$work/summary
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -137,7 +139,8 @@ for name in $ready; do
         bad=$((bad + 1)); continue
     fi
     t1=$(date +%s)
-    $run "$exe" > "$work/$name.out" 2>&1
+    # a broken table can loop: bound each run (no timing assertion)
+    $tmo $run "$exe" > "$work/$name.out" 2>&1
     rc=$?
     t2=$(date +%s)
     sed "s/^/# $name: /" "$work/$name.out"
