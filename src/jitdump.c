@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -133,6 +134,21 @@ static int open_dump(struct perftramp *pt, struct pt_jitdump *jd)
             pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
             return 0;
         }
+        return -1;
+    }
+    /* One writer per dump: a second context of this process (same pid,
+     * same directory) would truncate ours and interleave with it.  flock
+     * belongs to the open file description, so a second open() conflicts
+     * even in this process; the refusal disables its output (EBUSY). */
+    if (flock(jd->fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno == EWOULDBLOCK ? EBUSY : errno;
+        close(jd->fd);
+        jd->fd = -1;
+        if (e == EBUSY) {
+            pt_output_fail(pt, PERFTRAMP_JITDUMP, e);
+            return 0;
+        }
+        errno = e;
         return -1;
     }
     jd->end = 0;

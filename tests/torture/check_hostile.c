@@ -302,6 +302,41 @@ START_TEST(refusal_is_not_sticky)
 }
 END_TEST
 
+/* Two jitdump contexts of one process in one directory would share
+ * jit-<pid>.dump: the second must not truncate or interleave with the
+ * first; it is refused (EBUSY) and the first's dump stays valid. */
+START_TEST(second_jitdump_context_is_refused)
+{
+    perftramp *a = open_both();
+    ck_assert_ptr_nonnull(a);
+    perftramp_fn t[8];
+    wrap_some(a, t, 5);
+    perftramp *b = open_both();
+    ck_assert_msg(b != NULL, "second context: %s", strerror(errno));
+    ck_assert_int_eq(perftramp_output_error(b, PERFTRAMP_JITDUMP), EBUSY);
+    ck_assert_int_eq(perftramp_output_error(b, PERFTRAMP_PERF_MAP), 0); /* the map is shared by design */
+    perftramp_fn u = perftramp_wrap(b, TT_FN(3), "second::f");
+    ck_assert_ptr_nonnull(u);
+    ck_assert_int_eq(tt_call(u, 1, 2), tt_expect(3, 1, 2));
+    perftramp_fn v = perftramp_wrap(a, TT_FN(2), "first::g");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(perftramp_close(b), 0);
+    ck_assert_int_eq(perftramp_output_error(a, PERFTRAMP_JITDUMP), 0);
+    ck_assert_int_eq(perftramp_close(a), 0);
+    char why[300];
+    struct pt_jd_summary sum;
+    size_t errors = ds_validate_jitdump(dump_path, &sum, why, sizeof why);
+    ck_assert_msg(errors == 0, "dump: %s", why);
+    ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], 6);
+    ck_assert(sum.closed);
+    /* once the first is closed the path is free again */
+    a = open_both();
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(perftramp_output_error(a, PERFTRAMP_JITDUMP), 0);
+    ck_assert_int_eq(perftramp_close(a), 0);
+}
+END_TEST
+
 /* ---- hostile names ------------------------------------------------- */
 
 #define NAME_MAX_BYTES 4096 /* docs/perf.md: kept whole up to 4096 bytes after escaping */
@@ -487,6 +522,7 @@ int main(void)
     tcase_add_checked_fixture(files, setup, teardown);
     tcase_add_loop_test(files, planted_files_are_never_written, 0, 2 * N_PLANTS);
     tcase_add_test(files, refusal_is_not_sticky);
+    tcase_add_test(files, second_jitdump_context_is_refused);
     suite_add_tcase(s, files);
     TCase *names = tcase_create("names");
     tcase_add_checked_fixture(names, setup, teardown);
