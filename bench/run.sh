@@ -30,7 +30,9 @@ stage() {
     timeout "$limit" "$@" >"$log.out" 2>"$log.err"
     local rc=$?
     grep -E '^(# |[A-Za-z0-9_]+: )' "$log.out" >>"$log"
-    if [ $rc -ne 0 ]; then
+    if [ $rc = 77 ]; then # automake's SKIP: the script says why on stdout
+        echo "# $name: skipped: $(grep -v '^#' "$log.out" | head -n 1)" >>"$log"
+    elif [ $rc -ne 0 ]; then
         echo "# $name: exit $rc$( [ $rc = 124 ] && echo ' (timeout)'): $(tail -n 3 "$log.err" | tr '\n' ' ')" >>"$log"
     fi
     echo "# $name: $((SECONDS - t0)) s" >>"$log"

@@ -3,7 +3,7 @@
  *
  * Prints wrap_ns_{none,perfmap,jitdump,all}, write_floor_ns and
  * dump_bytes_per_trampoline.  Each wrap figure is the median, over batches
- * of BATCH consecutive wraps, of the ns per wrap in the batch (timing each
+ * of `batch` consecutive wraps, of the ns per wrap in the batch (timing each
  * wrap alone would mostly measure the clock); at least 100k wraps per
  * configuration in the full run.  Every round opens a fresh context, so
  * arena growth is part of what is measured. */
@@ -16,7 +16,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#define BATCH 1000
+/* Batches last ~50 us or less: on a shared machine (load 5-10 on 2 cores
+ * here) a batch of several ms nearly always contains a preemption, which
+ * then shows up in the median; short batches mostly do not. */
+#define BATCH_FAST 1000 /* wraps of ~30-60 ns: the clock costs <3% */
+#define BATCH_IO 40     /* wraps and floor writes of ~1 us */
+#define BATCH_SLOW 10   /* wraps of 10+ us (PERFTRAMP_GDB) */
 
 static long bench_target(long x)
 {
@@ -72,12 +77,12 @@ static void floor_batch(struct floor *f)
     if (f->n_batches == f->cap)
         return;
     uint64_t t0 = bench_now_ns();
-    for (size_t i = 0; i < BATCH; i++)
+    for (size_t i = 0; i < BATCH_IO; i++)
         if (write(f->fd, f->buf, f->bytes) != (ssize_t)f->bytes) {
             perror("write");
             exit(1);
         }
-    f->per_write[f->n_batches++] = (double)(bench_now_ns() - t0) / BATCH;
+    f->per_write[f->n_batches++] = (double)(bench_now_ns() - t0) / BATCH_IO;
 }
 
 static double floor_close(struct floor *f)
@@ -94,11 +99,11 @@ static double floor_close(struct floor *f)
  * least one round).  With a floor, a batch of floor writes follows every
  * batch of wraps, so both see the same machine (others share it).
  * Returns 0, or the errno of perftramp_open. */
-static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budget_ns, struct floor *floor,
-                      struct wrap_result *r)
+static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, uint64_t budget_ns,
+                      struct floor *floor, struct wrap_result *r)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
-    size_t max_batches = (n / BATCH) * (size_t)max_rounds;
+    size_t max_batches = (n / batch) * (size_t)max_rounds;
     double *per_wrap = calloc(max_batches, sizeof *per_wrap);
     size_t n_batches = 0;
     uint64_t total_ns = 0, start = bench_now_ns();
@@ -123,7 +128,7 @@ static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budge
         snprintf(dump, sizeof dump, "%s/jit-%d.dump", dir, (int)getpid());
         off_t dump_before = file_size(dump);
         size_t done = 0;
-        for (size_t b = 0; b + BATCH <= n; b += BATCH) {
+        for (size_t b = 0; b + batch <= n; b += batch) {
             /* an output whose cost grows with the live count must not
              * stall the whole run: stop the round, say so */
             if (bench_now_ns() - start > 3 * budget_ns) {
@@ -131,16 +136,16 @@ static int run_config(unsigned outputs, size_t n, int max_rounds, uint64_t budge
                 break;
             }
             uint64_t t0 = bench_now_ns();
-            for (size_t i = b; i < b + BATCH; i++)
+            for (size_t i = b; i < b + batch; i++)
                 if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
                     perror("perftramp_wrap");
                     exit(1);
                 }
             uint64_t dt = bench_now_ns() - t0;
-            per_wrap[n_batches++] = (double)dt / BATCH;
+            per_wrap[n_batches++] = (double)dt / (double)batch;
             total_ns += dt;
-            r->wraps += BATCH;
-            done += BATCH;
+            r->wraps += batch;
+            done += batch;
             if (floor)
                 floor_batch(floor);
         }
@@ -185,7 +190,7 @@ static size_t estimated_group_bytes(void)
 static size_t probe_group_bytes(void)
 {
     struct wrap_result r;
-    if (run_config(PERFTRAMP_JITDUMP, BATCH, 1, 60000000000ull, NULL, &r) != 0 || r.dump_bytes <= 0)
+    if (run_config(PERFTRAMP_JITDUMP, 1000, BATCH_IO, 1, 60000000000ull, NULL, &r) != 0 || r.dump_bytes <= 0)
         return 0;
     return (size_t)(r.dump_bytes + 0.5);
 }
@@ -199,14 +204,15 @@ int main(void)
     static const struct {
         const char *key;
         unsigned outputs;
+        size_t batch;
         int detail; /* not a metric of its own: a note for results.md */
     } configs[] = {
-        {"wrap_ns_none", 0, 0},
-        {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP, 0},
-        {"wrap_ns_jitdump", PERFTRAMP_JITDUMP, 0},
-        {"wrap_ns_unwind", PERFTRAMP_UNWIND, 1},
-        {"wrap_ns_gdb", PERFTRAMP_GDB, 1},
-        {"wrap_ns_all", PERFTRAMP_ALL, 0},
+        {"wrap_ns_none", 0, BATCH_FAST, 0},
+        {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP, BATCH_IO, 0},
+        {"wrap_ns_jitdump", PERFTRAMP_JITDUMP, BATCH_IO, 0},
+        {"wrap_ns_unwind", PERFTRAMP_UNWIND, BATCH_FAST, 1},
+        {"wrap_ns_gdb", PERFTRAMP_GDB, BATCH_SLOW, 1},
+        {"wrap_ns_all", PERFTRAMP_ALL, BATCH_SLOW, 0},
     };
     size_t group = probe_group_bytes();
     const char *group_from = "measured from the jitdump";
@@ -215,12 +221,12 @@ int main(void)
         group_from = "estimated from the layout; jitdump not available";
     }
     struct floor floor;
-    floor_open(&floor, group ? group : 1, (n / BATCH) * (size_t)rounds);
+    floor_open(&floor, group ? group : 1, (n / BATCH_IO) * (size_t)rounds);
     double dump_bytes = 0;
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         struct wrap_result r;
         int with_floor = configs[c].outputs == PERFTRAMP_JITDUMP;
-        int e = run_config(configs[c].outputs, n, rounds, budget, with_floor ? &floor : NULL, &r);
+        int e = run_config(configs[c].outputs, n, configs[c].batch, rounds, budget, with_floor ? &floor : NULL, &r);
         if (e) {
             if (configs[c].detail)
                 bench_note("%s: n/a (%s)", configs[c].key, strerror(e));
@@ -230,15 +236,16 @@ int main(void)
         }
         if (!configs[c].detail)
             bench_value(configs[c].key, "%.1f", r.median_ns);
-        bench_note("%s: %zu wraps, median %.1f ns, mean %.1f ns per wrap%s", configs[c].key, r.wraps, r.median_ns,
-                   r.mean_ns, r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
+        bench_note("%s: %zu wraps in batches of %zu, median %.1f ns, mean %.1f ns per wrap%s", configs[c].key, r.wraps,
+                   configs[c].batch, r.median_ns, r.mean_ns,
+                   r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
         if (with_floor)
             dump_bytes = r.dump_bytes;
     }
     if (floor.n_batches == 0) /* no jitdump run to interleave with */
-        for (size_t b = 0; b < n / BATCH; b++)
+        for (size_t b = 0; b < n / BATCH_IO; b++)
             floor_batch(&floor);
-    size_t floor_writes = floor.n_batches * BATCH;
+    size_t floor_writes = floor.n_batches * BATCH_IO;
     double floor_ns = floor_close(&floor);
     if (group) {
         bench_value("write_floor_ns", "%.1f", floor_ns);
