@@ -71,7 +71,8 @@ static perftramp_fn new_trampoline(PyCodeObject *co)
     PyMem_RawFree(name);
     if (t && _PyCode_SetExtra((PyObject *)co, extra_index, (void *)t) != 0) {
         PyErr_Clear();
-        t = NULL; /* still usable, but uncached: do not leak one per call */
+        perftramp_release(pt, t); /* uncached, it would leak one per call */
+        t = NULL;
     }
     return t;
 }
@@ -144,6 +145,11 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
         return NULL;
     if (parse_outputs(outputs, &bits) != 0)
         return NULL;
+    /* The code-extra index belongs to the main interpreter. */
+    if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
+        PyErr_SetString(PyExc_RuntimeError, "perftramp.enable() works in the main interpreter only");
+        return NULL;
+    }
     if (pt && bits != pt_outputs) {
         PyErr_Format(PyExc_ValueError,
                      "perftramp is already open with outputs \"%s\" in this process; "
