@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -588,6 +589,62 @@ START_TEST(vanished_dir_in_child_disables_output)
 }
 END_TEST
 
+/* PERFTRAMP_ATFORK while another thread keeps wrapping: the prepare
+ * handler holds the context lock across fork(), so each child starts from
+ * a consistent context and writes a valid dump of its own. */
+static atomic_int stop_wrapping;
+static void *wrap_until_stopped(void *p)
+{
+    perftramp *pt = p;
+    /* bounded: at most 20000 groups in the dump, at most 200 live */
+    for (int i = 0; !atomic_load(&stop_wrapping) && i < 20000; i++) {
+        fn1 t = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "busy::f");
+        if (!t || t(i) != i + 1)
+            return (void *)1;
+        if (i % 100 && perftramp_release(pt, (perftramp_fn)t) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+START_TEST(atfork_while_another_thread_wraps)
+{
+    perftramp *pt = open_jd(PERFTRAMP_ATFORK);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "first"));
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, wrap_until_stopped, pt), 0);
+    for (int k = 0; k < 10; k++) {
+        pid_t child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+            char own[1100];
+            snprintf(own, sizeof own, "%s/jit-%ld.dump", dir, (long)getpid());
+            size_t len;
+            uint8_t *d = ptt_read_file(own, &len);
+            struct pt_jd_summary sum;
+            int bad = !d || pt_jitdump_validate(d, len, &sum, NULL, NULL) != 0 || sum.warnings ||
+                      sum.by_id[PT_JD_LOAD] < 1 || sum.header.pid != (uint32_t)getpid();
+            free(d);
+            if (perftramp_close(pt) != 0)
+                bad |= 2;
+            _exit(bad);
+        }
+        int status;
+        ck_assert_int_eq(waitpid(child, &status, 0), child);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d status 0x%x", k, status);
+    }
+    atomic_store(&stop_wrapping, 1);
+    void *r;
+    pthread_join(th, &r);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    struct pt_jd_summary sum;
+    size_t issues;
+    ck_assert_uint_eq(validate(path, &sum, &issues), 0);
+    ck_assert_uint_eq(issues, 0);
+}
+END_TEST
+
 /* The child gets its own dump with every live trampoline; the parent's
  * file is untouched; pre-fork trampolines work in the child. */
 static void fork_case(unsigned flags)
@@ -701,6 +758,7 @@ static Suite *jitdump_suite(void)
     tcase_add_test(t, vanished_dir_in_child_disables_output);
     tcase_add_test(t, fork_child_gets_own_dump);
     tcase_add_test(t, fork_with_atfork_flag);
+    tcase_add_test(t, atfork_while_another_thread_wraps);
     suite_add_tcase(s, t);
     t = tcase_create("validator");
     tcase_add_checked_fixture(t, setup, teardown);
