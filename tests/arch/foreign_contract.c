@@ -89,7 +89,11 @@
 #define FP_RA(fp) (((void **)(fp))[14])
 #endif
 
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline, unused))
+#else
 #define NOINLINE __attribute__((noinline, noclone, unused))
+#endif
 
 static int passed, failed;
 
@@ -479,7 +483,30 @@ static void *map_near(uintptr_t near, size_t len)
     return NULL;
 }
 
-static void test_unwind(void)
+/* State of the three unwind runs (see test_unwind). */
+static struct {
+    long (*fn[3])(long);
+    void *eh;
+    struct trace tr[3];
+    void *ra[3][3];
+    long got[3];
+} uw;
+
+NOINLINE static void unwind_prepare(int k)
+{
+    if (k == 2)
+        __register_frame(uw.eh);
+    memset(fp_ra, 0, sizeof fp_ra);
+}
+
+NOINLINE static void unwind_record(int k, long got)
+{
+    uw.got[k] = got;
+    uw.tr[k] = trace;
+    memcpy(uw.ra[k], fp_ra, sizeof fp_ra);
+}
+
+NOINLINE static void test_unwind(void)
 {
     const struct pt_arch *a = pt_arch_host();
     struct pt_layout l;
@@ -512,19 +539,21 @@ static void test_unwind(void)
      * 0 direct; 1 through the trampoline with no CFI registered (control:
      * the unwinder cannot pass it, so the checks below can fail);
      * 2 through the trampoline with its CFI registered. */
-    struct trace tr[3];
-    void *ra[3][3];
-    long (*const fn[3])(long) = {unwind_target, tramp, tramp};
-    long got[3];
-    static volatile int runs = 3; /* an unknown trip count: the loop stays one call site */
+    memset(&uw, 0, sizeof uw);
+    uw.fn[0] = unwind_target;
+    uw.fn[1] = uw.fn[2] = tramp;
+    uw.eh = eh;
+    /* an unknown trip count and a body with no branch on k (those sit in
+     * noinline helpers): neither gcc nor clang can split the call site */
+    static volatile int runs = 3;
     for (int k = 0; k < runs; k++) {
-        if (k == 2)
-            __register_frame(eh);
-        memset(fp_ra, 0, sizeof fp_ra);
-        got[k] = call_through(fn[k], k);
-        tr[k] = trace;
-        memcpy(ra[k], fp_ra, sizeof fp_ra);
+        unwind_prepare(k);
+        long g = call_through(uw.fn[k], k);
+        unwind_record(k, g);
     }
+    struct trace *tr = uw.tr;
+    void *(*ra)[3] = uw.ra;
+    long *got = uw.got;
     __deregister_frame(eh);
     check(got[0] == 1 && got[1] == 2 && got[2] == 3, "the unwind target returns through the trampoline");
 
@@ -702,7 +731,7 @@ NOINLINE static void boundary_record(int k, int trapped)
     }
 }
 
-static void test_boundaries(void)
+NOINLINE static void test_boundaries(void)
 {
     memset(&bd, 0, sizeof bd);
     bd.a = pt_arch_host();
@@ -768,7 +797,7 @@ static void test_boundaries(void)
 #define PROT_BTI 0x10 /* Linux arch/arm64/include/uapi/asm/mman.h */
 #endif
 
-static void test_bti(void)
+NOINLINE static void test_bti(void)
 {
     const struct pt_arch *a = pt_arch_host();
     struct pt_layout l;
