@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <unwind.h>
 
@@ -189,6 +190,34 @@ START_TEST(test_all_outputs_wider_stride)
     ck_assert_int_eq(rmdir(dir), 0);
     snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
     unlink(path);
+}
+END_TEST
+
+/* A forked child inherits the registrations: it walks through the
+ * parent's trampolines and its own, and closes (deregisters) cleanly. */
+START_TEST(test_fork_child_walks_and_closes)
+{
+    perftramp *pt = open_with(PERFTRAMP_UNWIND | PERFTRAMP_GDB);
+    int_fn before = wrap(pt, "py::before_fork");
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        int bad = perftramp_after_fork_child(pt) != 0;
+        bad |= trace_through(pt, before, record_libgcc) != NULL;
+        int_fn after = NULL;
+        for (int i = 0; i < 5000; i++) /* a new arena in the child */
+            after = (int_fn)perftramp_wrap(pt, (perftramp_fn)target, "py::in_child");
+        bad |= after == NULL || trace_through(pt, after, record_libgcc) != NULL;
+        bad |= perftramp_close(pt) != 0;
+        _exit(bad ? 1 : 0);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed to unwind or close (status %#x)",
+                  status);
+    const char *why = trace_through(pt, before, record_libgcc);
+    ck_assert_msg(why == NULL, "parent after the fork: %s", why);
+    ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
 
@@ -414,6 +443,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_unwind_backtrace_100k_live);
     tcase_add_test(tc, test_two_contexts_close_in_any_order);
     tcase_add_test(tc, test_all_outputs_wider_stride);
+    tcase_add_test(tc, test_fork_child_walks_and_closes);
     tcase_add_test(tc, test_backtrace3_through_trampoline);
     tcase_add_test(tc, test_threads_wrap_walk_release);
 #if defined(__x86_64__) && !defined(PT_UNWIND_ONLY_WALKS)
