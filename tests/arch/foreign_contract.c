@@ -219,6 +219,26 @@ NOINLINE static struct big t_big(long x)
 }
 NOINLINE static long t_by_value(struct two_l s, struct ff f) { return s.a * 5 + s.b * 7 + (long)(f.a * 11 + f.b * 13); }
 
+#if defined(__powerpc64__)
+/* ELFv2 probes (hand-written: C cannot observe r12 at entry or r2 after a
+ * call).  elfv2_r12 returns the r12 it was entered with: a global entry
+ * point computes the callee's TOC from it (ELFv2 2.3.2.1).  elfv2_clobber_r2
+ * wrecks r2 as a callee in another module would (its own TOC).
+ * elfv2_call_r2(fn) calls fn the way a caller that does NOT restore r2
+ * itself would, and returns r2 after the call minus r2 before: 0 when the
+ * callee (the trampoline) restored the TOC from its save slot. */
+long elfv2_r12(void);
+long elfv2_clobber_r2(void);
+long elfv2_call_r2(void *fn);
+__asm__(".text\n"
+        ".globl elfv2_r12\n.type elfv2_r12,@function\nelfv2_r12:\n mr 3,12\n blr\n"
+        ".globl elfv2_clobber_r2\n.type elfv2_clobber_r2,@function\nelfv2_clobber_r2:\n li 2,0x1234\n li 3,0\n blr\n"
+        ".globl elfv2_call_r2\n.type elfv2_call_r2,@function\nelfv2_call_r2:\n"
+        " mflr 0\n std 0,16(1)\n std 31,-8(1)\n stdu 1,-112(1)\n mr 31,2\n"
+        " mr 12,3\n mtctr 12\n bctrl\n subf 3,31,2\n mr 2,31\n"
+        " addi 1,1,112\n ld 0,16(1)\n ld 31,-8(1)\n mtlr 0\n blr\n");
+#endif
+
 /* ---- contract */
 
 static void test_contract(void)
@@ -331,6 +351,15 @@ static void test_contract(void)
         struct ff y = {2.5f, 4};
         check(bv(x, y) == t_by_value(x, y), "small structs passed by value");
     }
+#if defined(__powerpc64__)
+    {
+        long (*r12)(void) = WRAP(long (*)(void), elfv2_r12);
+        check(r12() == (long)(uintptr_t)elfv2_r12, "ELFv2: the target is entered with r12 = its address");
+        check(elfv2_call_r2((void *)elfv2_clobber_r2) != 0, "ELFv2: the r2 probe sees a clobbered TOC (control)");
+        check(elfv2_call_r2((void *)wrap((void *)elfv2_clobber_r2, "elfv2_clobber_r2")) == 0,
+              "ELFv2: the trampoline restores the caller's TOC (r2) after the call");
+    }
+#endif
 }
 
 /* ---- wrap, release, reuse */
