@@ -91,7 +91,8 @@ else
     echo "gdb_bt_s_10k: n/a (bench/gdb_bt_time.sh not written yet)" >>"$log"
 fi
 if [ -f "$src/bench/python_overhead.sh" ]; then
-    stage python_overhead 900 bash "$src/bench/python_overhead.sh"
+    # shellcheck disable=SC2046
+    stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 3)
 fi
 
 # Derived ratios.
