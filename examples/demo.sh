@@ -44,6 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE # a closed stdout (make demo | head) must still clean up
 
 # perf's own files go to the temporary directory: its build-id cache
 # (--buildid-dir) and anything it keeps under $HOME.

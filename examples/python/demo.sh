@@ -13,6 +13,8 @@ script=$srcdir/examples/python/demo.py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-pydemo.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE # a closed stdout (make demo | head) must still clean up
 perf_cmd() {
     HOME=$tmp perf --buildid-dir "$tmp/debug" "$@"
 }
