@@ -25,17 +25,17 @@ __attribute__((noipa)) long loop_direct(target_fn f, long n);
 __attribute__((noipa)) long loop_tramp(target_fn f, long n);
 __attribute__((noipa)) long loop_direct(target_fn f, long n)
 {
-    long s = 0;
+    unsigned long s = 0; /* wraps: the targets return arbitrary values */
     for (long i = 0; i < n; i++)
-        s += f(i);
-    return s;
+        s += (unsigned long)f(i);
+    return (long)s;
 }
 __attribute__((noipa)) long loop_tramp(target_fn f, long n)
 {
-    long s = 0;
+    unsigned long s = 0; /* wraps: the targets return arbitrary values */
     for (long i = 0; i < n; i++)
-        s += f(i);
-    return s;
+        s += (unsigned long)f(i);
+    return (long)s;
 }
 
 __attribute__((noipa)) static long empty_target(long x)
