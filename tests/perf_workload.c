@@ -36,10 +36,10 @@ __attribute__((noinline)) long pt_eval(const struct frame *f)
 {
     if (f->callee)
         return f->callee_entry(f->callee) + 1;
-    volatile long acc = 0;
+    volatile unsigned long acc = 0; /* unsigned: wraps, never overflows */
     for (long i = 0; i < f->spins; i++)
-        acc = acc + (i ^ (acc >> 3)); /* the hot loop */
-    return acc;
+        acc = acc + ((unsigned long)i ^ (acc >> 3)); /* the hot loop */
+    return (long)(acc >> 1);
 }
 
 static double now(void)
@@ -80,13 +80,14 @@ int main(int argc, char **argv)
     }
     printf("pid %ld\n", (long)getpid());
     fflush(stdout);
-    long calls = 0, sum = 0;
+    long calls = 0;
+    unsigned long sum = 0;
     double end = now() + seconds;
     while (now() < end) {
-        sum += entry[0](&frames[0]);
+        sum += (unsigned long)entry[0](&frames[0]);
         calls++;
     }
-    printf("calls %ld (%ld)\n", calls, sum & 1);
+    printf("calls %ld (%lu)\n", calls, sum & 1);
     int r = perftramp_output_error(pt, o.outputs);
     if (r) {
         fprintf(stderr, "output failed: %s\n", strerror(r));
