@@ -12,8 +12,8 @@ prog="$PT_BUILDDIR/tests/gdb_bt_prog"
 libtool="$PT_BUILDDIR/libtool"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 
-so=$(ls "$PT_BUILDDIR"/.libs/libperftramp.so 2>/dev/null | head -n 1)
-if [ -n "$so" ] && command -v nm >/dev/null 2>&1; then
+so="$PT_BUILDDIR/.libs/libperftramp.so"
+if [ -f "$so" ] && command -v nm >/dev/null 2>&1; then
     for sym in __jit_debug_descriptor __jit_debug_register_code; do
         nm -D --defined-only "$so" | grep -q " $sym\$" || { echo "FAIL: $so does not export $sym"; exit 1; }
     done
@@ -67,6 +67,7 @@ verdict=$(printf '%s\n' "$out" | awk '
         if (line[1] !~ / in gdb_caller \(/ || line[2] !~ / in main \(/) { bad++; badpc = line[0] }
     }
     END { if (inside) check(); k = 0; for (p in pc) k++; printf "%d %d %s\n", k, bad + 0, badpc }')
+# shellcheck disable=SC2086 # split the three fields
 set -- $verdict
 if [ "${1:-0}" -ge 5 ] && [ "${2:-1}" -eq 0 ]; then
     echo "ok: stepi: bt complete at $1 distinct instructions of the trampoline"

@@ -22,13 +22,14 @@ table_field() {
 }
 
 ran=0 bad=0
+# shellcheck disable=SC2013 # one symbol per word
 for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c"); do
     name=$(table_field "$sym" name) || continue
     triple=$(table_field "$sym" clang_target) || continue
     static=-static
     if [ "$name" = "$host" ]; then
         # the host links its shared libffi (Debian ships no libffi.a)
-        cc=${PT_CC:-cc} run= static=
+        cc=${PT_CC:-cc} run='' static=
         ffilib=$(pkg-config --variable=libdir libffi 2>/dev/null)
         ffiinc=$(pkg-config --variable=includedir libffi 2>/dev/null)
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple

@@ -8,7 +8,8 @@
 set -u
 : "${PT_SRCDIR:?}" "${PT_BUILDDIR:?}"
 cc=${PT_CC:-cc}
-lib=$(ls /usr/lib/llvm-*/lib/libunwind.so.1 2>/dev/null | sort -V | tail -n 1)
+lib=
+for f in /usr/lib/llvm-*/lib/libunwind.so.1; do [ -f "$f" ] && lib=$f; done  # any installed LLVM (the last in glob order)
 [ -n "$lib" ] || { echo "SKIP: LLVM libunwind (libunwind-<N>) is not installed"; exit 77; }
 pkg-config --exists check 2>/dev/null || { echo "SKIP: Check is not installed"; exit 77; }
 core="$PT_BUILDDIR/.libs/libperftramp_core.a"
