@@ -683,6 +683,7 @@ static void fork_case(unsigned flags)
             bad |= 32;
         if (perftramp_close(pt) != 0)
             bad |= 64;
+        free(before); /* the parent's copy: the child frees it too (valgrind checks children) */
         _exit(bad);
     }
     close(pfd[1]);
