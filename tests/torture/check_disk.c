@@ -206,7 +206,7 @@ START_TEST(enospc_keeps_dump_parseable)
     if (child == 0) {
         struct report r = {0};
         close(pfd[0]);
-        if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
             mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") != 0) {
             r.skipped = 1;
             snprintf(r.skip_why, sizeof r.skip_why, "cannot mount a small tmpfs here: %s", strerror(errno));

@@ -220,7 +220,7 @@ START_TEST(fork_while_threads_wrap)
     ck_assert_msg(pt != NULL, "open: %s", strerror(errno));
     atomic_store(&stop, false);
     pthread_t th[N_THREADS];
-    struct worker w[N_THREADS];
+    static struct worker w[N_THREADS]; /* outlives a failed assertion while threads run */
     for (unsigned t = 0; t < N_THREADS; t++) {
         w[t] = (struct worker){.id = t};
         atomic_store(&wraps_done[t], 0);
