@@ -304,12 +304,82 @@ START_TEST(fork_while_threads_wrap)
 }
 END_TEST
 
+/* The child's own file names are predictable too: whatever is planted at
+ * /tmp/perf-<childpid>.map and <dir>/jit-<childpid>.dump before
+ * perftramp_after_fork_child runs is refused like at open, the parent's
+ * files are not touched, and pre-fork trampolines keep working. */
+START_TEST(fork_child_paths_planted)
+{
+    dir = tt_mkdtemp();
+    struct perftramp_options o = {.outputs = PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP, .jitdump_dir = dir};
+    pt = perftramp_open(&o);
+    ck_assert_ptr_nonnull(pt);
+    perftramp_fn before = perftramp_wrap(pt, TT_FN(1), "fork::t0_w1");
+    ck_assert_ptr_nonnull(before);
+    char victim[4200], dump[4200], map[64];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(dump, sizeof dump, "%s/jit-%d.dump", dir, (int)getpid());
+    snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)getpid());
+    FILE *f = fopen(victim, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("precious", f);
+    fclose(f);
+    size_t dump_len, map_len;
+    unsigned char *dump_before = tt_slurp(dump, &dump_len), *map_before = tt_slurp(map, &map_len);
+    ck_assert(dump_before && map_before);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        char cdump[4200], cmap[64];
+        snprintf(cdump, sizeof cdump, "%s/jit-%d.dump", dir, (int)getpid());
+        snprintf(cmap, sizeof cmap, "/tmp/perf-%d.map", (int)getpid());
+        int bad = 0;
+        if (symlink(victim, cdump) != 0 || symlink(victim, cmap) != 0)
+            _exit(100);
+        if (perftramp_after_fork_child(pt) != 0)
+            bad |= 1;
+        if (perftramp_output_error(pt, PERFTRAMP_JITDUMP) != ELOOP ||
+            perftramp_output_error(pt, PERFTRAMP_PERF_MAP) != ELOOP)
+            bad |= 2;
+        perftramp_fn mine = perftramp_wrap(pt, TT_FN(2), "child::0");
+        if (tt_call(before, 3, 4) != tt_expect(1, 3, 4) || !mine || tt_call(mine, 3, 4) != tt_expect(2, 3, 4))
+            bad |= 4;
+        if (perftramp_close(pt) != 0)
+            bad |= 8;
+        unlink(cdump);
+        unlink(cmap);
+        _exit(bad);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+    size_t len;
+    unsigned char *v = tt_slurp(victim, &len);
+    ck_assert_msg(v && len == 8 && memcmp(v, "precious", 8) == 0, "the victim was written through the child's path");
+    free(v);
+    unsigned char *d = tt_slurp(dump, &len);
+    ck_assert_msg(d && len == dump_len && memcmp(d, dump_before, len) == 0, "the child wrote the parent's dump");
+    free(d);
+    d = tt_slurp(map, &len);
+    ck_assert_msg(d && len == map_len && memcmp(d, map_before, len) == 0, "the child wrote the parent's map");
+    free(d);
+    free(dump_before);
+    free(map_before);
+    ck_assert_int_eq(tt_call(before, 1, 1), tt_expect(1, 1, 1));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    unlink(map);
+    tt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fork");
     TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, fork_while_threads_wrap);
+    tcase_add_test(tc, fork_child_paths_planted);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
