@@ -33,7 +33,7 @@ struct report {
     long dump_failed_at;
     long wraps;
     /* ENOSPC case: the child validates (its tmpfs vanishes with it) */
-    size_t loads, torn, validator_errors;
+    size_t loads, torn, validator_errors, map_lines, map_torn;
     int skipped;
     char skip_why[160];
 };
@@ -194,8 +194,9 @@ START_TEST(efbig_keeps_dump_parseable)
 }
 END_TEST
 
-/* ENOSPC on a 64 KiB tmpfs mounted in a private mount namespace of the
- * child (nothing outside sees it; it vanishes with the child). */
+/* ENOSPC on a 64 KiB tmpfs mounted over /tmp in a private mount namespace
+ * of the child (nothing outside sees it; it vanishes with the child): the
+ * perf map and the jitdump fill the same small disk. */
 START_TEST(enospc_keeps_dump_parseable)
 {
     char *dir = tt_mkdtemp();
@@ -207,12 +208,12 @@ START_TEST(enospc_keeps_dump_parseable)
         struct report r = {0};
         close(pfd[0]);
         if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
-            mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") != 0) {
+            mount("tmpfs", "/tmp", "tmpfs", 0, "size=64k,mode=1777") != 0) {
             r.skipped = 1;
             snprintf(r.skip_why, sizeof r.skip_why, "cannot mount a small tmpfs here: %s", strerror(errno));
             send_report(pfd[1], &r);
         }
-        struct perftramp_options o = {.outputs = PERFTRAMP_JITDUMP, .jitdump_dir = dir};
+        struct perftramp_options o = {.outputs = PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP, .jitdump_dir = "/tmp"};
         perftramp *pt = perftramp_open(&o);
         if (!pt) {
             child_fail(&r, "open: %s", strerror(errno));
@@ -220,8 +221,15 @@ START_TEST(enospc_keeps_dump_parseable)
         }
         wrap_until_full(pt, o.outputs, &r, 0);
         perftramp_close(pt);
-        char dump[4200];
-        snprintf(dump, sizeof dump, "%s/jit-%d.dump", dir, (int)getpid());
+        char dump[64], map[64];
+        snprintf(dump, sizeof dump, "/tmp/jit-%d.dump", (int)getpid());
+        snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)getpid());
+        struct expect_names e = {0};
+        struct ds_map_stats ms;
+        if (ds_scan_map(map, line_in_order, &e, &ms) != 0)
+            child_fail(&r, "map: %s", ms.error);
+        r.map_lines = ms.lines;
+        r.map_torn = ms.torn_tail;
         struct ds_dump_stats ds;
         if (ds_scan_jitdump(dump, NULL, NULL, &ds) != 0)
             child_fail(&r, "dump: %s", ds.error);
@@ -249,8 +257,11 @@ START_TEST(enospc_keeps_dump_parseable)
     ck_assert_int_gt(r.dump_failed_at, 0);
     ck_assert_uint_eq(r.torn, 0);
     ck_assert_uint_eq(r.loads, (size_t)r.dump_failed_at);
-    printf("ENOSPC: dump disabled at wrap %ld with %zu complete LOADs, 0 torn bytes; %ld trampolines all working\n",
-           r.dump_failed_at, r.loads, r.wraps);
+    ck_assert_msg(r.map_error == ENOSPC, "perf map error %d (%s), want ENOSPC", r.map_error, strerror(r.map_error));
+    ck_assert_uint_eq(r.map_lines, (size_t)r.map_failed_at);
+    printf("ENOSPC: dump disabled at wrap %ld with %zu complete LOADs, 0 torn bytes; map at wrap %ld with %zu "
+           "complete lines (%zu-byte torn tail); %ld trampolines all working\n",
+           r.dump_failed_at, r.loads, r.map_failed_at, r.map_lines, r.map_torn, r.wraps);
 }
 END_TEST
 
