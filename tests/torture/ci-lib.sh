@@ -13,6 +13,7 @@ ci_src() {
     mkdir -p "$dest"
     git archive --format=tar HEAD | tar -C "$dest" -xf -
     (cd "$dest" && autoreconf -fi >/dev/null 2>&1)
+    # shellcheck disable=SC2034 # read by the sourcing step
     CI_SRC_DIR=$dest
 }
 
@@ -28,7 +29,7 @@ ci_build() {
 # ci_logs BUILD: prints the logs of failed tests.
 ci_logs() {
     local build=$1 f
-    for f in $(find "$build" -name '*.trs' 2>/dev/null); do
+    find "$build" -name "*.trs" 2>/dev/null | while IFS= read -r f; do
         if grep -qE '^:test-result: (FAIL|ERROR)' "$f"; then
             echo "---- ${f%.trs}.log"
             tail -n 60 "${f%.trs}.log"

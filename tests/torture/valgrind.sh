@@ -15,11 +15,11 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/pt-vg.XXXXXX") || exit 99
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=none \
     --smc-check=all --log-file="$logs/vg.%p" "$@"
 rc=$?
-pids=$(for f in "$logs"/vg.*; do echo "${f##*.}"; done)
+pids=$(for f in "$logs"/vg.*; do printf "%s " "${f##*.}"; done)
 root=
 for f in "$logs"/vg.*; do
     ppid=$(sed -n 's/^==[0-9]*== Parent PID: \([0-9]*\)$/\1/p' "$f")
-    case " $(echo $pids) " in *" $ppid "*) ;; *) root=$f ;; esac
+    case " $pids " in *" $ppid "*) ;; *) root=$f ;; esac
 done
 if [ -n "$root" ] && grep -Eq 'definitely lost: [1-9]' "$root"; then
     echo "valgrind: definite leak in the test process"
