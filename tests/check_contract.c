@@ -6,6 +6,7 @@
 #include "perftramp.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -330,9 +331,6 @@ static Suite *contract_suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(contract_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = pt_check_run(contract_suite());
     return failed ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 #include "perftramp.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <ffi.h>
 #include <stdint.h>
@@ -134,9 +135,6 @@ int main(void)
     tcase_add_test(t, writes_through_w_executes_x);
     tcase_add_test(t, static_trampolines_are_refused);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = pt_check_run(s);
     return failed ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include "layout.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,9 +457,6 @@ static Suite *emitter_suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(emitter_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = pt_check_run(emitter_suite());
     return failed ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "perf_test_util.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -772,9 +773,6 @@ static Suite *jitdump_suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(jitdump_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = pt_check_run(jitdump_suite());
     return failed ? 1 : 0;
 }

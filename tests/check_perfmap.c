@@ -6,6 +6,7 @@
 #include "perf_test_util.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -324,9 +325,6 @@ static Suite *perfmap_suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(perfmap_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = pt_check_run(perfmap_suite());
     return failed ? 1 : 0;
 }

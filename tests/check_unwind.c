@@ -17,6 +17,7 @@
 #include "unwind_common.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
@@ -462,9 +463,6 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #include "unwind_common.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,10 +146,7 @@ int main(void)
     tcase_add_test(tc, test_proc_info_found_only_when_registered);
     tcase_add_test(tc, test_unw_backtrace_through_trampoline);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 #else

@@ -6,6 +6,7 @@
 #include "torture.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,10 +198,7 @@ int main(void)
     tcase_add_loop_test(tc, open_fails_cleanly, 0, (int)N_SETS);
     tcase_add_loop_test(tc, wrap_fails_cleanly, 0, (int)N_SETS);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     tt_rmtree(scratch);
     free(scratch);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

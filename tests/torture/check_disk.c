@@ -10,6 +10,7 @@
 #include "torture.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -272,9 +273,6 @@ int main(void)
     tcase_add_test(tc, efbig_keeps_dump_parseable);
     tcase_add_test(tc, enospc_keeps_dump_parseable);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -12,6 +12,7 @@
 #include "torture.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -381,9 +382,6 @@ int main(void)
     tcase_add_test(tc, fork_while_threads_wrap);
     tcase_add_test(tc, fork_child_paths_planted);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

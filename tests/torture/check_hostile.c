@@ -12,6 +12,7 @@
 #include "torture.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -528,9 +529,6 @@ int main(void)
     tcase_add_checked_fixture(names, setup, teardown);
     tcase_add_test(names, hostile_names_keep_files_well_formed);
     suite_add_tcase(s, names);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include "torture.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -240,9 +241,6 @@ int main(void)
     tcase_add_test(tc, open_bad_options);
     tcase_add_test(tc, release_all_then_reuse);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include "jitdump_reader.h"
 
 #include <check.h>
+#include "../check_run.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -254,9 +255,6 @@ int main(void)
     tcase_add_test(tc, threads_no_outputs);
     tcase_add_test(tc, threads_with_outputs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = pt_check_run(s);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
