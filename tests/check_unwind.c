@@ -30,10 +30,9 @@
 #include <unistd.h>
 #include <unwind.h>
 
-/* ---- the stack under test ------------------------------------------- */
-static struct pt_trace g_trace;
-static void (*volatile g_recorder)(struct pt_trace *);
+#include "unwind_stack.h"
 
+/* ---- recorders: the unwinders under test ----------------------------- */
 static _Unwind_Reason_Code collect(struct _Unwind_Context *ctx, void *arg)
 {
     struct pt_trace *t = arg;
@@ -64,47 +63,6 @@ __attribute__((noinline)) static void record_nothing(struct pt_trace *t)
 {
     (void)t;
     __asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline)) static int target(int x)
-{
-    g_recorder(&g_trace);
-    __asm__ volatile("" ::: "memory");
-    return x + 1;
-}
-
-typedef int (*int_fn)(int);
-
-__attribute__((noinline)) static int caller(int_fn fn, int x)
-{
-    int r = fn(x);
-    __asm__ volatile("" ::: "memory");
-    return r + 1;
-}
-
-static perftramp *open_with(unsigned outputs)
-{
-    struct perftramp_options o = {.outputs = outputs};
-    perftramp *pt = perftramp_open(&o);
-    ck_assert_msg(pt != NULL, "perftramp_open: %s", strerror(errno));
-    return pt;
-}
-
-/* Traces the direct call and the call through `tramp`; returns the
- * comparison's verdict (NULL: one extra frame, same bottom). */
-static const char *trace_through(perftramp *pt, int_fn tramp, void (*recorder)(struct pt_trace *))
-{
-    /* one call site for both, so every frame below the caller matches */
-    int_fn fns[2] = {target, tramp};
-    struct pt_trace out[2];
-    g_recorder = recorder;
-    for (volatile int k = 0; k < 2; k++) {
-        ck_assert_int_eq(caller(fns[k], 1), 3);
-        out[k] = g_trace;
-    }
-    const struct pt_trace *direct = &out[0], *with = &out[1];
-    uintptr_t lo = (uintptr_t)tramp;
-    return pt_trace_compare(direct, with, lo, lo + pt->layout.size);
 }
 
 static int_fn wrap(perftramp *pt, const char *name)

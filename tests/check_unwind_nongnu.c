@@ -18,8 +18,7 @@
 #if defined(HAVE_NONGNU_LIBUNWIND) && defined(HAVE_LIBUNWIND_H)
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-
-static struct pt_trace g_trace;
+#include "unwind_stack.h"
 
 __attribute__((noinline)) static void record_unw(struct pt_trace *t)
 {
@@ -47,45 +46,6 @@ __attribute__((noinline)) static void record_unw_step(struct pt_trace *t)
         t->ip[t->n++] = (uintptr_t)ip;
     } while (unw_step(&c) > 0);
     __asm__ volatile("" ::: "memory");
-}
-
-static void (*volatile g_recorder)(struct pt_trace *);
-
-__attribute__((noinline)) static int target(int x)
-{
-    g_recorder(&g_trace);
-    __asm__ volatile("" ::: "memory");
-    return x + 1;
-}
-
-typedef int (*int_fn)(int);
-
-__attribute__((noinline)) static int caller(int_fn fn, int x)
-{
-    int r = fn(x);
-    __asm__ volatile("" ::: "memory");
-    return r + 1;
-}
-
-static perftramp *open_with(unsigned outputs)
-{
-    struct perftramp_options o = {.outputs = outputs};
-    perftramp *pt = perftramp_open(&o);
-    ck_assert_msg(pt != NULL, "perftramp_open: %s", strerror(errno));
-    return pt;
-}
-
-static const char *trace_through(perftramp *pt, int_fn tramp, void (*recorder)(struct pt_trace *))
-{
-    int_fn fns[2] = {target, tramp};
-    struct pt_trace out[2];
-    g_recorder = recorder;
-    for (volatile int k = 0; k < 2; k++) {
-        ck_assert_int_eq(caller(fns[k], 1), 3);
-        out[k] = g_trace;
-    }
-    uintptr_t lo = (uintptr_t)tramp;
-    return pt_trace_compare(&out[0], &out[1], lo, lo + pt->layout.size);
 }
 
 START_TEST(test_proc_info_found_only_when_registered)
