@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers every benchmark shares: a monotonic clock, medians, the
  * quick mode, temp directories and the `key: value` output format.
  * Benchmarks report ratios against floors; nothing here asserts a time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What calling through a trampoline costs.
  *
  *   bench_call wall       call_ratio_empty, call_ratio_100ns: wall time of a

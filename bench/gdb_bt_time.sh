@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # gdb's time from start to a finished `bt` with 10,000 live trampolines
 # published through the GDB JIT interface (PERFTRAMP_GDB).
 #   gdb_bt_s_10k      gdb -p attaches to a process that already holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory per live trampoline: executable memory plus metadata (slot
  * bitmaps, names, arena bookkeeping), over 1M live trampolines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The naive baseline: what a runtime does without perftramp (CPython's
  * perf trampoline today, per function): one mmap of executable memory per
  * trampoline, copy the code in, and one fprintf + fflush of a perf-map

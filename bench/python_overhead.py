@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perftramp's CPython 3.11 module: enabled against disabled on CPU-bound
 # workloads, in one process.  Rounds alternate three modes: disabled,
 # enabled, and "hook only" (the PEP 523 hook installed, frames run without

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Overhead of perftramp's CPython 3.11 module (make python): enabled against
 # disabled on CPU-bound workloads (bench/python_overhead.py).  Prints
 # key: value lines; exits 77 with a reason when the module or python3.11

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # `make bench`: runs every benchmark, prints one `key: value` line per
 # metric (or `key: n/a (reason)`), and writes a Markdown table with the
 # machine, the date and the commit to bench/results.md in the build

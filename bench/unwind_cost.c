@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cost of one in-process unwind step (libgcc's _Unwind_Backtrace, the
  * unwinder of C++ exceptions and backtrace(3)) with 100 and with 1,000,000
  * live trampolines registered by PERFTRAMP_UNWIND.  One registered object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What creating a trampoline costs, per output configuration, and the
  * floor a durable output cannot beat: one write(2) of a jitdump group.
  *

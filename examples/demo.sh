@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: a real perf profile of an interpreted program.
 #
 # Runs a tiny script (examples/tiny) under perf twice:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The smallest perftramp client: wrap a function, call it through its
  * trampoline, release it.  Outputs come from $PERFTRAMP (perfmap, jitdump,
  * unwind, gdb, all). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perftramp — perf support for interpreters and JITs, at run time.
  *
  * A runtime asks perftramp for one *trampoline* per interpreted function.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The built-in architecture tables.  Adding an architecture: one file in
  * src/arch/, one line in each list below (see docs/porting.md). */
 #include "table.h"

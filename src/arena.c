@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Code memory: arenas of executable memory from libffi, cut into
  * fixed-stride slots.  Freed slots go on an intrusive free list (the link
  * lives in the freed slot's tag word, behind a trap instruction). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One pthread_atfork registration for all PERFTRAMP_ATFORK contexts.
  * prepare takes the list lock then every context lock (so no context is
  * half-updated at the fork); parent releases them; the child releases

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_ATFORK: contexts that want perftramp_after_fork_child() run
  * for them in every child, via one pthread_atfork registration. */
 #ifndef PERFTRAMP_ATFORK_H

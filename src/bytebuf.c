@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "bytebuf.h"
 
 #include <stdlib.h>

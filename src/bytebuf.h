@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable byte buffer with the encodings DWARF needs, in either byte
  * order.  Allocation failure is sticky: check `failed` once at the end. */
 #ifndef PERFTRAMP_BYTEBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The context behind the public perftramp handle: its arenas of
  * trampolines and the state of each output.  Internal. */
 #ifndef PERFTRAMP_CONTEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decodes .eh_frame and .eh_frame_hdr from untrusted bytes into CIEs, FDEs
  * and rule rows (pc -> CFA rule + register rules).  Every read is bounds
  * checked; errors come back as a message, never a crash. */

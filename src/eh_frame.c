@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "eh_frame.h"
 
 #include <errno.h>

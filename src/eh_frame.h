@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Serializes a table's CFI as .eh_frame (CIE + FDEs, augmentation "zR",
  * pcrel|sdata4 pointers) and .eh_frame_hdr, in the table's byte order.
  * Works for any table on any host.  Formats: LSB 5.0 "Exception Frames"

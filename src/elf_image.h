@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal ELF64 reading and writing: enough to pull sections out of an
  * object a compiler made, and to wrap emitted code and .eh_frame in an
  * object that readelf, objdump and gdb (JIT interface) can read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_GDB: the GDB JIT interface (GDB manual, "JIT Compilation
  * Interface"): a process-wide list of in-memory object files that gdb reads
  * when it attaches or starts the program, and again each time the process

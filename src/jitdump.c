@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
  * DESIGN.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC

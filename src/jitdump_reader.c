@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jitdump reader and validator.  Format facts: tools/perf/util/jitdump.h
  * (header, prefix, records), jitdump.c (how perf inject consumes them),
  * genelf.c (where .text/.eh_frame/.eh_frame_hdr land in the ELF it

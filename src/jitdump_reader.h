@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads and validates jitdump files from untrusted bytes: everything perf
  * checks when it injects a dump (tools/perf/util/jitdump.c, genelf.c), plus
  * perftramp's layout rules (DESIGN.md "jitdump").  Every read is bounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lays a table out: instruction offsets, data words, fixups resolved.
  * The result is a byte template; each trampoline is the template plus its
  * target address and tag. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* $PERFTRAMP: a comma list of perfmap,jitdump,unwind,gdb,all. */
 #include "context.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "outfile.h"
 
 #include <errno.h>

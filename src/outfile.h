@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opens the files perf reads (perf map, jitdump) in world-writable
  * directories without being tricked: never through a symlink, never into
  * a FIFO, device or another user's file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The outputs a context feeds.  Each lives in its own file and owns its
  * state; the core calls these hooks with pt->lock held.  A hook that fails
  * returns -1 with errno; the core then disables that output (open fails

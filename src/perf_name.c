@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "perf_name.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The name policy of the perf outputs: what perf shows for a trampoline.
  * perf map lines end at '\n', and perf script/report print names one per
  * line, so control bytes must never reach them raw. */

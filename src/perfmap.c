@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_PERF_MAP: /tmp/perf-<pid>.map, one "START SIZE name\n" line
  * per trampoline (hex, no 0x: the format perf's map parser reads).
  *

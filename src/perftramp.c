@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public API: open, wrap, release, output errors, after-fork, close. */
 #include "config.h"
 

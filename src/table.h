@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shape of an architecture table: the single source of truth for a
  * trampoline's machine code and its call-frame information.
  *

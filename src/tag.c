@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-trampoline tags: 64-bit words stored in each trampoline so that no
  * two trampolines have the same bytes (perf merges jitted code with equal
  * build-ids, which it hashes from the bytes).  seed ^ (counter * odd) is a

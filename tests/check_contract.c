@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trampoline contract on the host: every register-passed signature
  * goes through unchanged, the frame chain holds, slots are reused, errors
  * are clear, and wrap/release are safe from many threads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hardened systems (SELinux execmem off, PaX MPROTECT) never map memory
  * writable and executable at once: libffi then maps the same pages twice,
  * once RW and once RX, and ffi_closure_alloc returns two different

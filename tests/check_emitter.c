@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The emitter and decoder: LEB128, advance_loc forms, padding, the hdr
  * search table, and emit -> decode round trips for synthetic tables. */
 #include "bytebuf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_JITDUMP: the dump perftramp writes, read back and checked by
  * the library's own validator (src/jitdump_reader.c), plus the
  * validator's teeth (it must reject what perf would choke on), errors

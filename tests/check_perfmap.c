@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_PERF_MAP: /tmp/perf-<pid>.map lines, the name policy (control
  * bytes escaped, long names cut with a marker), refusal of planted files,
  * errors, fork. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reference cross-check.  For every built-in table with a reference
  * object tests/ref/<arch>.S, assemble the reference with clang and with GNU
  * as, link it (resolving pc-relative relocations), and require:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How every Check suite here runs: all cases, in forked children unless
  * CK_FORK=no (valgrind), and the count of failures for main's exit code. */
 #ifndef PERFTRAMP_CHECK_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_UNWIND with libgcc, the unwinder of a stock Debian program:
  * _Unwind_Backtrace and backtrace(3) walk through a trampoline (one extra
  * frame, same bottom as a direct call), with 100,000 live trampolines too,

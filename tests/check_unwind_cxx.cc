@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // PERFTRAMP_UNWIND with C++ exceptions: an exception thrown by the target
 // crosses the trampoline and is caught by the caller, 1,000 times, while
 // trampolines come and go.  The control (no PERFTRAMP_UNWIND) must end in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_UNWIND with nongnu libunwind (libunwind.so.8, found by
  * perftramp with dlsym): its dynamic-info lookup finds the trampoline's
  * FDE, and unw_backtrace walks through it to the same bottom as a direct

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perftramp arch: for every built-in table, the rows perftramp decodes from
 # the .eh_frame it emits (rows.txt) must equal the rows readelf decodes from
 # the ELF object `--raw` writes; the object's .text must be the code bytes;

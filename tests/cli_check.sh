@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perftramp check on perftramp's own jitdump (examples/hello with
 # PERFTRAMP=jitdump): valid with no warning; every corrupted copy rejected;
 # usage and I/O errors are exit 2; --json is well formed for hostile names.

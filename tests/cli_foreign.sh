@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perftramp check on jitdumps written by perftramp on other architectures:
 # examples/hello cross-built statically for s390x (big-endian: the dump,
 # its .eh_frame and its code are in the other byte order) and aarch64, run

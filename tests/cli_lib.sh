@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tests/cli_check.sh and tests/cli_node.sh: runs `perftramp
 # check` on a valid dump and on corrupted copies of it.
 # Needs PT (the perftramp binary) and work (a scratch directory).

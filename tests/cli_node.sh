@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perftramp check against a real peer: node (V8) writes a jitdump with
 # unwinding info for a small script.  check must accept it (exit 0) and
 # reject truncated and corrupted copies (exit 1, a message, no crash).

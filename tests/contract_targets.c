@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "contract_targets.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Targets with every register-passed signature the x86-64 contract
  * covers.  Compiled in their own file so calls cannot be inlined. */
 #ifndef PERFTRAMP_CONTRACT_TARGETS_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo (examples/demo.sh) end to end: both profiles show the tiny::
 # frames of hot.tiny in caller order down to main(), and the demo leaves
 # no file behind (temporary directory, jitted-*.so, /tmp/perf-<pid>.map).

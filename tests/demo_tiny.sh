@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # examples/tiny, the example interpreter: the language works, errors name
 # their line, and each interpreted function gets exactly one trampoline,
 # named tiny::<name>, made the first time it runs.

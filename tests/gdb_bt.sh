@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gdb -batch breaks in the target of a trampoline: `bt` must show
 # gdb_target <- py::chosen (the trampoline's name, from the GDB JIT
 # interface) <- gdb_caller <- main.  Run with 0 and 1,000 other live

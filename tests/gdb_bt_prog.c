@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program tests/gdb_bt.sh and bench/gdb_bt_time.sh debug: makes N
  * trampolines (argv[1], default 0), then one more named "py::chosen" that
  * calls gdb_target, and calls it from gdb_caller.  gdb breaks in

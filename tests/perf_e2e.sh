@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # End to end with the real perf: the workload nests four trampolines that
 # wrap the SAME evaluator (as CPython does) and spins in the innermost.
 #  (a) jitdump: perf record -k 1 --call-graph dwarf, perf inject --jit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers shared by the perf-output Check suites. */
 #ifndef PERFTRAMP_PERF_TEST_UTIL_H
 #define PERFTRAMP_PERF_TEST_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end-to-end workload for tests/perf_e2e.sh: a toy interpreter shaped
  * like CPython.  One evaluator function, pt_eval(), runs every
  * "interpreted function"; each of those is entered through its own

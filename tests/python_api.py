@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Behaviour of the perftramp module (CPython 3.11) that tests/python_api.sh
 # checks: enable/disable, outputs fixed per process, exceptions, generators,
 # coroutines, threads and fork through trampolines.  Reads the perf map the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perftramp's CPython 3.11 module: enable/disable, fork, exceptions,
 # generators, coroutines and threads through trampolines (tests/python_api.py).
 set -u

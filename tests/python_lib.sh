@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by tests/python_*.sh: find the built perftramp module and the
 # python3.11 it was built for, or SKIP (exit 77) with the reason.  Defines
 # run_python, which runs $PYTHON with the module importable -- and, when

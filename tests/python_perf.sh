@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # python3 -m perftramp under perf (jitdump, DWARF call graphs): samples in a
 # recursive function show py::fib:<file> frames, innermost first, then the
 # module's code py::<module>:<file> below them -- the profile 3.12 users get

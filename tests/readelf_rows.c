@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "readelf_rows.h"
 
 #include <inttypes.h>

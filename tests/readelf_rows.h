@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs `readelf --debug-dump=frames-interp` on an ELF file and returns
  * the rule table of the FDE that starts at a given address, normalized to
  * offsets from that address: a second, independent decoder. */

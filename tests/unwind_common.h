@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the in-process unwinding tests: a target and a caller that
  * never inline, so the stack is recorder <- target <- [trampoline] <-
  * caller <- test ... <- bottom. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_UNWIND on any architecture, without Check: a static program
  * tests/unwind_foreign.sh builds with each foreign table's cross gcc and
  * runs under qemu-<arch>-static (natively for the host).  libgcc's

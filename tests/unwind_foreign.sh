@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # PERFTRAMP_UNWIND (libgcc) on every architecture in pt_arch_list: builds
 # tests/unwind_foreign.c statically with <clang_target>-gcc and the arch's
 # libffi.a (as tests/arch/run_foreign.sh does; tools/deps/arch.sh installs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # PERFTRAMP_UNWIND with LLVM's libunwind as the process unwinder: builds
 # tests/check_unwind.c against it (linked first, so its _Unwind_Backtrace
 # and __register_frame stand in for libgcc's) and runs the walks.

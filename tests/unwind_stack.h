@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stack the Check-based unwinding tests walk: recorder <- target <-
  * [trampoline] <- caller <- test ... <- bottom.  target and caller never
  * inline, and one call site serves the direct call and the call through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The perftramp command: subcommands and the display helpers they share. */
 #ifndef PERFTRAMP_CLI_H
 #define PERFTRAMP_CLI_H

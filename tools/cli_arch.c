@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perftramp arch [NAME] [--raw DIR]: what one architecture table emits.
  *
  * Everything shown is derived the way the library derives it at run time

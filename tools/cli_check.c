@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perftramp check [--json] [--all] FILE...: validates jitdump files.
  *
  * The rules live in the library (src/jitdump_reader.c, pt_jitdump_validate)

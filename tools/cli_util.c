@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Display helpers of the perftramp command: hex dumps, register names,
  * rule text in readelf's notation, and a call frame program listing. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perftramp: the command-line tool.  Two jobs: show what an architecture
  * table emits (for porters) and validate jitdump files from any producer
  * (for runtime authors).  See docs/perftramp.1. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Install into a private prefix, then build a program outside the tree
 # against it with pkg-config, as C and as C++, statically and shared.
 set -euo pipefail

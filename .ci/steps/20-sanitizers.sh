@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The whole `make check` (torture suites included) again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, the threaded suites under
 # ThreadSanitizer, and every compiled test under valgrind memcheck.  Each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Foreign architectures, beyond `make check` (which ran
 # tests/arch/run_foreign.sh: contract + unwind under qemu for every table):
 # the library also cross-builds with the ordinary ./configure --host=<triple>

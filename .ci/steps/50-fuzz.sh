@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # CI step: libFuzzer on the untrusted-input parsers (the jitdump validator
 # and the .eh_frame/.eh_frame_hdr decoder), built straight from the library
 # sources with clang -fsanitize=fuzzer,address,undefined (libclang-rt-14-dev),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Benchmark smoke run: `make bench` in quick mode (fewer iterations), only to
 # prove the harness still builds and prints every key.  Nothing asserts a
 # time: a slow machine must not fail CI.  Runs in the tree tools/quickstart

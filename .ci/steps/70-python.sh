@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The CPython 3.11 example (examples/python): `make check` runs its tests
 # only when it can build the module; here it must.  Uses the in-tree build
 # that README's commands made; python3-dev comes from tools/deps/demo.txt.

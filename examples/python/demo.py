@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make python-demo: a CPU-bound script with recursion and a hot helper.
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make python-demo: `python3 -m perftramp examples/python/demo.py` under
 # perf record -k 1 --call-graph dwarf, perf inject --jit, then the share of
 # each py:: function and the stacks (like `python3.12 -X perf`).  Needs

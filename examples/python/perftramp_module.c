@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perftramp._perftramp: perf support for CPython 3.11 through PEP 523.
  *
  * CPython gained `-X perf` only in 3.12.  On 3.11 the interpreter's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Prints the compiler flags and extension suffix for building perftramp's
 # CPython module against `${PYTHON:-python3}`, or refuses with a reason.
 #   pyconfig.sh cppflags | suffix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiny's evaluator: a tree walker with ONE C call of eval_function() per
  * interpreted call.  That call goes through the function's own perftramp
  * trampoline, created the first time the function runs (as CPython's perf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiny: run a script.  Usage: tiny SCRIPT.tiny
  * PERFTRAMP=perfmap,jitdump,unwind,gdb in the environment turns perftramp's
  * outputs on (see docs/interpreter-guide.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiny's lexer and recursive-descent parser: source text -> functions of
  * AST nodes, with local variables resolved to frame slots and calls
  * resolved to functions (which may be defined after their use). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiny: a small example interpreter that uses perftramp.
  *
  * The language: integer values, functions, recursion, arithmetic,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AArch64, AAPCS64 (Linux).
  *
  * Arguments arrive in x0-x7 and v0-v7, x8 carries the indirect result

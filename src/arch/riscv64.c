@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RISC-V 64 (RV64GC), LP64D psABI (Linux).
  *
  * Arguments arrive in a0-a7 and fa0-fa7, struct returns come back in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* s390x, z/Architecture ELF ABI (s390x ELF ABI Supplement 1.6).
  *
  * Arguments arrive in r2-r6 and f0/f2/f4/f6; results come back in r2 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86-64, System V ABI.
  *
  * Arguments arrive in rdi rsi rdx rcx r8 r9 and xmm0-7, %al counts vector

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library cross-builds with the ordinary `./configure --host=<triple>`:
 # for every foreign table in pt_arch_list, configure + make the shared
 # library and examples/hello in a scratch directory, then run hello under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trampoline contract and unwinding, on the architecture this is
  * compiled for: a self-contained harness (no Check: Debian's Check is not
  * multi-arch) that tests/arch/run_foreign.sh builds statically with the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs tests/arch/foreign_contract.c on every architecture in pt_arch_list:
 # natively for the host, under qemu-<name>-static for the others.  Each is
 # built statically from the library sources with the arch's gcc

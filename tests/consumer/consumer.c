@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program outside the build: compiled against the INSTALLED library
  * with `pkg-config --cflags --libs perftramp` (also as C++), it wraps
  * functions of several register signatures and checks the results. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: the .eh_frame / .eh_frame_hdr decoder on arbitrary
  * bytes.  The first byte picks the byte order, address size and whether the
  * rest is .eh_frame (walked, every FDE's rows computed) or .eh_frame_hdr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: the jitdump validator (and through it the .eh_frame
  * and .eh_frame_hdr decoders) on arbitrary bytes.  It must never crash,
  * never read out of bounds, and agree with itself: the error count it

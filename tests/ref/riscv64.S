@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference for src/arch/riscv64.c: the same trampoline written with .cfi_*
  * directives.  tests/check_reference assembles it with clang and with the
  * cross gas and compares the code bytes and the CFI rows at every

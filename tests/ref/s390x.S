@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference for src/arch/s390x.c: the same trampoline written by hand
  * with .cfi_* directives.  tests/check_reference assembles it with clang
  * and with the cross gas and compares code bytes (data words masked) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The x86-64 trampoline, written by hand with CFI directives: the
  * reference that tests/check_reference.c compares src/arch/x86_64.c with
  * (bytes and rules), assembled by both gas and clang. */

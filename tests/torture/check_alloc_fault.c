@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation failure at every allocation site reached by perftramp_open
  * and perftramp_wrap: the call returns NULL with ENOMEM (or, for an
  * output that fails while recording, disables that output as documented),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Full disks.  When a write fails (EFBIG under RLIMIT_FSIZE with SIGXFSZ
  * ignored; ENOSPC on a full tmpfs) the output is disabled with that errno,
  * every trampoline keeps working, and the jitdump stays parseable up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork() while other threads wrap and release.  With PERFTRAMP_ATFORK the
  * prepare handler holds the context lock across the fork, so the child
  * inherits a consistent context; perftramp_after_fork_child (run by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile /tmp and hostile names.  Someone else can write /tmp: whatever
  * they plant at /tmp/perf-<pid>.map or <dir>/jit-<pid>.dump (a symlink,
  * a FIFO, a directory, a device, a socket, their own file, a hard link to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Misuse of the public API: every mistake a caller can make that the
  * library can detect gets a clear errno and leaves the context intact. */
 #include "torture.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 8 threads x 20k wrap/call/release on one context.  Every trampoline
  * must reach its own target while others are created and released around
  * it; no slot may be handed out twice; with perf map and jitdump on, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by .ci/steps/20-sanitizers.sh and 40-torture.sh (bash).
 # ci_src DEST: a private copy of the committed tree (what CI's clone
 # holds) with fresh autotools output, in DEST.  An in-tree configured

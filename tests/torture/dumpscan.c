@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See dumpscan.h. */
 #define _GNU_SOURCE
 #include "dumpscan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Independent readers for the files perftramp writes, used by the torture
  * suites to prove what is (and is not) in them.  Written from the format
  * facts in docs/DESIGN (tools/perf/util/jitdump.h layouts), not from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See fault_alloc.h.  Wrapped: malloc, calloc, realloc, strdup, strndup,
  * posix_memalign, aligned_alloc, free, ffi_closure_alloc, ffi_closure_free. */
 #include "fault_alloc.h"

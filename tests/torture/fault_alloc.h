@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An interposed allocator for fault injection.  The test binary links
  * with -Wl,--wrap=malloc,... so every allocation the library (a static
  * convenience library in the test) makes goes through these wrappers: the

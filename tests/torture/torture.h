@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared bits of the torture suites: call targets whose results tell
  * which target a trampoline reached, and small helpers. */
 #ifndef PERFTRAMP_TORTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the torture suites. */
 #define _GNU_SOURCE
 #include "torture.h"

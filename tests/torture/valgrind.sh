@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # LOG_COMPILER of `make check-valgrind`: one test under memcheck.
 # - Check forks each test by default and valgrind would only see the
 #   parent: CK_FORK=no keeps the tests in the process valgrind watches.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Foreign-architecture test dependencies a package list cannot express:
 #  - libffi for arm64, ppc64el and s390x from Debian multiarch
 #    (dpkg --add-architecture, then libffi-dev:<debarch>);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """perf support for CPython 3.11, through perftramp (PEP 523).
 
     import perftramp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python3 -m perftramp [--outputs LIST] [--jitdump-dir DIR] script.py [args]
 python3 -m perftramp [--outputs LIST] -m module [args]
 
