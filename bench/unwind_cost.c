@@ -10,7 +10,7 @@
  *   unwind_ratio_1M_vs_100: step time through a trampoline, 1M / 100 live
  *   unwind_ratio_direct_1M_vs_100: the same for a walk with no trampoline
  *   unwind_step_ns_100, unwind_step_ns_1M, unwind_objects_1M (arenas) */
-#include "context.h"
+#include "api/context.h"
 #include "perftramp.h"
 
 #include "../bench/bench.h"
@@ -117,7 +117,7 @@ int main(void)
         b[r] = step_ns(first, rounds, iters);
         b_new[r] = step_ns(last, rounds, iters);
         b_direct[r] = step_ns(target, rounds, iters);
-        objects = small->n_arenas + pt->n_arenas;
+        objects = small->slots.n_arenas + pt->slots.n_arenas;
         perftramp_close(pt);
     }
     double sa = bench_median(a, (size_t)reps), sb = bench_median(b, (size_t)reps);

@@ -10,8 +10,8 @@
  * arena growth is part of what is measured. */
 #include "bench.h"
 
-#include "eh_frame.h"
-#include "layout.h"
+#include "emit/eh_frame.h"
+#include "emit/layout.h"
 #include "perftramp.h"
 
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 /* The trampoline contract on the host: every register-passed signature
  * goes through unchanged, the frame chain holds, slots are reused, errors
  * are clear, and wrap/release are safe from many threads. */
-#include "context.h"
+#include "api/context.h"
 #include "contract_targets.h"
 #include "perftramp.h"
 
@@ -191,7 +191,7 @@ START_TEST(errors_are_clear)
     ck_assert_int_eq(errno, EINVAL);
     /* a never-handed-out slot in a live arena */
     perftramp_fn u = perftramp_wrap(pt, (perftramp_fn)add_1, "u");
-    ck_assert_int_eq(perftramp_release(pt, (perftramp_fn)((uintptr_t)u + pt->stride * 5)), -1);
+    ck_assert_int_eq(perftramp_release(pt, (perftramp_fn)((uintptr_t)u + pt->slots.stride * 5)), -1);
 
     /* a released trampoline traps instead of calling its old target */
     perftramp_fn v = perftramp_wrap(pt, (perftramp_fn)add_2, "v");
@@ -302,8 +302,8 @@ START_TEST(eight_threads_wrap_and_release)
     }
     /* everything released: the slots all went back to the free list */
     size_t live = 0;
-    for (size_t k = 0; k < pt->n_arenas; k++)
-        live += pt->arenas[k]->live;
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        live += pt->slots.arenas[k]->live;
     ck_assert_uint_eq(live, 0);
     ck_assert_int_eq(perftramp_close(pt), 0);
 }

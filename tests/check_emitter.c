@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The emitter and decoder: LEB128, advance_loc forms, padding, the hdr
  * search table, and emit -> decode round trips for synthetic tables. */
-#include "bytebuf.h"
-#include "eh_decode.h"
-#include "eh_frame.h"
-#include "layout.h"
+#include "emit/bytebuf.h"
+#include "read/eh_decode.h"
+#include "emit/eh_frame.h"
+#include "emit/layout.h"
 
 #include <check.h>
 #include "check_run.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_JITDUMP: the dump perftramp writes, read back and checked by
- * the library's own validator (src/jitdump_reader.c), plus the
+ * the library's own validator (src/read/jitdump_reader.c), plus the
  * validator's teeth (it must reject what perf would choke on), errors
  * (EFBIG with no torn record), refusal of planted files, and fork. */
-#include "context.h"
-#include "jitdump_reader.h"
+#include "api/context.h"
+#include "read/jitdump_reader.h"
 #include "perf_test_util.h"
 
 #include <check.h>
@@ -212,7 +212,7 @@ START_TEST(code_index_never_reused_and_ranges_disjoint)
             ck_assert_msg(idx[i] != idx[j], "code_index %llu reused", (unsigned long long)idx[i]);
     /* perf maps [code, code + ALIGN8(code_size) + mapped_size): the slot
      * stride must cover it, or a later LOAD cuts into an earlier one */
-    ck_assert_uint_ge(pt->stride, ((pt->layout.size + 7) & ~(size_t)7) + mapped);
+    ck_assert_uint_ge(pt->slots.stride, ((pt->layout.size + 7) & ~(size_t)7) + mapped);
     struct pt_jd_summary sum;
     struct issues is = {0};
     ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
@@ -222,7 +222,7 @@ START_TEST(code_index_never_reused_and_ranges_disjoint)
     ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
     while (pt_jd_next(&it, &r) == 1)
         if (r.id == PT_JD_UNWINDING_INFO) {
-            uint64_t big = pt->stride * 2;
+            uint64_t big = pt->slots.stride * 2;
             memcpy(d + r.offset + PT_JD_PREFIX_SIZE + 16, &big, 8);
         }
     is.n = 0;

@@ -2,8 +2,8 @@
 /* PERFTRAMP_PERF_MAP: /tmp/perf-<pid>.map lines, the name policy (control
  * bytes escaped, long names cut with a marker), refusal of planted files,
  * errors, fork. */
-#include "context.h"
-#include "perf_name.h"
+#include "api/context.h"
+#include "outputs/perf_name.h"
 #include "perf_test_util.h"
 
 #include <check.h>

@@ -6,10 +6,10 @@
  *   - the CFA and register rules at every instruction boundary == those of
  *     the FDE perftramp emits, decoded by our decoder;
  *   - the same, decoded by readelf --debug-dump=frames-interp. */
-#include "eh_decode.h"
-#include "eh_frame.h"
-#include "elf_image.h"
-#include "layout.h"
+#include "read/eh_decode.h"
+#include "emit/eh_frame.h"
+#include "emit/elf_image.h"
+#include "emit/layout.h"
 #include "readelf_rows.h"
 
 #include <check.h>

@@ -13,7 +13,7 @@
  * frames, so the single-step test is left out there. */
 #include "config.h"
 
-#include "context.h"
+#include "api/context.h"
 #include "perftramp.h"
 #include "unwind_common.h"
 
@@ -106,7 +106,7 @@ START_TEST(test_unwind_backtrace_100k_live)
         snprintf(name, sizeof name, "py::f%d", i);
         fs[i] = wrap(pt, name);
     }
-    ck_assert_msg(pt->n_arenas > 1, "100k trampolines in one arena: the test would not cover several objects");
+    ck_assert_msg(pt->slots.n_arenas > 1, "100k trampolines in one arena: the test would not cover several objects");
     static const int picks[] = {0, 1, N / 3, N / 2, N - 2, N - 1};
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
         const char *why = trace_through(pt, fs[picks[k]], record_libgcc);
@@ -136,7 +136,7 @@ START_TEST(test_all_outputs_wider_stride)
     struct perftramp_options o = {.outputs = PERFTRAMP_ALL, .jitdump_dir = dir};
     perftramp *pt = perftramp_open(&o);
     ck_assert_msg(pt != NULL, "perftramp_open(ALL): %s", strerror(errno));
-    ck_assert_uint_gt(pt->stride, pt->layout.size);
+    ck_assert_uint_gt(pt->slots.stride, pt->layout.size);
     int_fn f = NULL;
     for (int i = 0; i < 3000; i++)
         f = wrap(pt, "py::all");

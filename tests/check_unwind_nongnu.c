@@ -5,7 +5,7 @@
  * call.  Without PERFTRAMP_UNWIND the lookup must fail: the control. */
 #include "config.h"
 
-#include "context.h"
+#include "api/context.h"
 #include "perftramp.h"
 #include "unwind_common.h"
 

@@ -27,7 +27,7 @@ for spec in s390x:s390x-linux-gnu:foreign aarch64:aarch64-linux-gnu:native; do
     mkdir "$work/$arch"
     # the library sources, as tests/arch/run_foreign.sh builds them
     if ! "$cc" -std=c11 -O1 -static -D_GNU_SOURCE -I"$PT_SRCDIR/include" -I"$PT_SRCDIR/src" -I"$PT_BUILDDIR" \
-            "$PT_SRCDIR"/src/*.c "$PT_SRCDIR"/src/arch/*.c "$PT_SRCDIR/examples/hello.c" "$ffi" -pthread -ldl \
+            "$PT_SRCDIR"/src/*/*.c "$PT_SRCDIR/examples/hello.c" "$ffi" -pthread -ldl \
             -o "$work/$arch/hello" > "$work/$arch/build.log" 2>&1; then
         echo "FAIL: $arch: cross build of examples/hello"; grep -v "statically linked" "$work/$arch/build.log" | head; fail=1
         continue

@@ -8,7 +8,7 @@
  * as well in a second pass (its ELF images are built in the table's byte
  * order).  The control: without PERFTRAMP_UNWIND the walk must not reach
  * the bottom.  Prints "N passed, M failed". */
-#include "context.h"
+#include "api/context.h"
 #include "perftramp.h"
 #include "unwind_common.h"
 
@@ -108,7 +108,7 @@ int main(void)
             expect(walk(pt, first) == NULL, arch, "first of 20,001", walk(pt, first));
             expect(walk(pt, last) == NULL, arch, "last of 20,001", walk(pt, last));
         }
-        printf("# %s: outputs %#x, %zu arenas\n", arch, passes[p], pt->n_arenas);
+        printf("# %s: outputs %#x, %zu arenas\n", arch, passes[p], pt->slots.n_arenas);
         expect(perftramp_close(pt) == 0, arch, "close", strerror(errno));
     }
     printf("%d passed, %d failed\n", passed, failed);

@@ -24,7 +24,7 @@ table_field() {
 
 ran=0 bad=0
 # shellcheck disable=SC2013 # one symbol per word
-for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c"); do
+for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c"); do
     name=$(table_field "$sym" name) || continue
     triple=$(table_field "$sym" clang_target) || continue
     static=-static
@@ -54,7 +54,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_l
     # shellcheck disable=SC2086
     if ! $cc -std=c11 -O2 -g $static -pthread -fasynchronous-unwind-tables -fno-omit-frame-pointer \
             $config -I"$build" -I"$src/include" -I"$src/src" -I"$src/tests" -I"$inc" \
-            "$src"/src/*.c "$src"/src/arch/*.c "$src/tests/unwind_foreign.c" \
+            "$src"/src/*/*.c "$src/tests/unwind_foreign.c" \
             -L"$ffilib" -lffi -ldl -o "$exe" >"$work/$name.log" 2>&1; then
         echo "arch $name: FAIL (build with $cc)"; sed 's/^/#   /' "$work/$name.log" | head -n 20
         bad=$((bad + 1)); continue

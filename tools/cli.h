@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eh_decode.h"
-#include "table.h"
+#include "read/eh_decode.h"
+#include "arch/table.h"
 
 /* Exit codes of every subcommand. */
 enum { CLI_OK = 0, CLI_INVALID = 1, CLI_USAGE = 2 };

@@ -7,10 +7,10 @@
  * the listing is a second opinion on the emitter, not a copy of the table. */
 #include "cli.h"
 
-#include "bytebuf.h"
-#include "eh_frame.h"
-#include "elf_image.h"
-#include "layout.h"
+#include "emit/bytebuf.h"
+#include "emit/eh_frame.h"
+#include "emit/elf_image.h"
+#include "emit/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* perftramp check [--json] [--all] FILE...: validates jitdump files.
  *
- * The rules live in the library (src/jitdump_reader.c, pt_jitdump_validate)
+ * The rules live in the library (src/read/jitdump_reader.c, pt_jitdump_validate)
  * so the tests, the fuzzer and this command judge a dump the same way;
  * this file only reads files, collects the issues and prints them. */
 #include "cli.h"
 
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * rule text in readelf's notation, and a call frame program listing. */
 #include "cli.h"
 
-#include "eh_frame.h"
+#include "emit/eh_frame.h"
 
 #include <inttypes.h>
 #include <string.h>

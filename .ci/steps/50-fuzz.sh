@@ -24,8 +24,8 @@ fi
 
 # harness -> library sources it needs
 declare -A deps=(
-    [fuzz_jitdump]="src/jitdump_reader.c src/eh_decode.c"
-    [fuzz_eh_frame]="src/eh_decode.c"
+    [fuzz_jitdump]="src/read/jitdump_reader.c src/read/eh_decode.c"
+    [fuzz_eh_frame]="src/read/eh_decode.c"
 )
 declare -A corpus=([fuzz_jitdump]=corpus_jitdump [fuzz_eh_frame]=corpus_eh_frame)
 

@@ -14,7 +14,7 @@
  * LDR (literal) 64-bit 0x58000000 | imm19 << 5 | Rt; BLR; RET.
  * DWARF numbers: "DWARF for the Arm 64-bit Architecture" (aadwarf64),
  * 4.1: x0-x30 = 0-30, sp = 31. */
-#include "../table.h"
+#include "arch/table.h"
 
 enum { X29 = 29, X30 = 30, SP = 31, EM_AARCH64 = 183 };
 

@@ -27,7 +27,7 @@
  * 9=CTR; std/stdu DS-form 62/0,1; ld DS-form 58/0; bc B-form 16; bcctr
  * XL-form 19/528; bclr 19/16; addi D-form 14; tw 31/4).  DWARF numbers:
  * ELFv2 ch. 2, DWARF register mapping (r0-r31 = 0-31, LR = 65). */
-#include "../table.h"
+#include "arch/table.h"
 
 enum { R1 = 1, LR = 65, FRAME = 96, LR_SAVE = 16, EM_PPC64 = 21 };
 

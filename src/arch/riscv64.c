@@ -18,7 +18,7 @@
  * 011); `ret` = jalr x0, 0(ra).  The unimplemented-instruction trap is
  * `unimp` = csrrw x0, cycle, x0 (read-only CSR: illegal instruction).
  * DWARF numbers: RISC-V ELF psABI, "DWARF Register Numbers": x0-x31 = 0-31. */
-#include "../table.h"
+#include "arch/table.h"
 
 enum { RA = 1, SP = 2, S0 = 8, EM_RISCV = 243 };
 

@@ -18,7 +18,7 @@
  * a halfword-scaled pc-relative offset to a doubleword-aligned operand,
  * BASR RR 0D, LMG RSY EB..04, BR = BCR 15 07F).  DWARF numbers: ABI
  * table "DWARF register number mapping" (r0-r15 = 0-15). */
-#include "../table.h"
+#include "arch/table.h"
 
 enum { R14 = 14, R15 = 15, SAVE_AREA = 160, EM_S390 = 22 };
 

@@ -9,7 +9,7 @@
  * Encodings: Intel SDM vol. 2 (ENDBR64 F3 0F 1E FA; PUSH 50+r; MOV 89 /r
  * with REX.W; CALL FF /2 with ModRM 0x15 = RIP+disp32; POP 58+r; RET C3).
  * DWARF numbers: System V AMD64 psABI, figure 3.36. */
-#include "../table.h"
+#include "arch/table.h"
 
 enum { RBP = 6, RSP = 7, RIP = 16, EM_X86_64 = 62 };
 

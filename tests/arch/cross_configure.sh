@@ -25,7 +25,7 @@ table_field() {
 }
 
 bad=0
-for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c"); do
+for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c"); do
     name=$(table_field "$sym" name)
     triple=$(table_field "$sym" clang_target)
     [ -n "$name" ] && [ -n "$triple" ] && [ "$name" != "$host" ] || continue

@@ -37,10 +37,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* sigsetjmp, siginfo_t, MAP_ANONYMOUS */
 #endif
-#include "eh_frame.h"
-#include "layout.h"
+#include "emit/eh_frame.h"
+#include "emit/layout.h"
 #include "perftramp.h"
-#include "table.h"
+#include "arch/table.h"
 
 #include <errno.h>
 #include <setjmp.h>

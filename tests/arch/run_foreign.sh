@@ -11,7 +11,7 @@
 # test exits 77 when no foreign arch could run, and fails on a SKIP when
 # $CI is set (CI installs everything: a skip there is a broken install).
 #
-# The list comes from src/arch_list.c (&pt_arch_<sym> entries) and each
+# The list comes from src/arch/arch_list.c (&pt_arch_<sym> entries) and each
 # table's .name and .clang_target: adding a table to the list adds it here.
 set -u
 src=${PT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -42,8 +42,8 @@ table_field() {
     sed -n "s/^ *\\.$2 *= *\"\\([^\"]*\\)\".*/\\1/p" "$f" | head -n 1
 }
 
-syms=$(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch_list.c")
-[ -n "$syms" ] || { echo "FAIL: no tables found in $src/src/arch_list.c"; exit 1; }
+syms=$(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c")
+[ -n "$syms" ] || { echo "FAIL: no tables found in $src/src/arch/arch_list.c"; exit 1; }
 
 ran=0 foreign_ran=0 bad=0 skipped=0 ready=
 tmo=
@@ -113,7 +113,7 @@ build_one() {
     if $cc -std=c11 -O2 -g -static -pthread -Wall -Wextra \
             -fasynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
             $extra $config -I"$build" -I"$src/include" -I"$src/src" -I"$incdir" \
-            "$src"/src/*.c "$src"/src/arch/*.c "$src/tests/arch/foreign_contract.c" \
+            "$src"/src/*/*.c "$src/tests/arch/foreign_contract.c" \
             -L"$ffilib" -lffi -ldl -o "$work/foreign_contract-$1" > "$work/$1.build.log" 2>&1; then
         echo 0 > "$work/$1.build.rc"
     else

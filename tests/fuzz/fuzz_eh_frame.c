@@ -3,7 +3,7 @@
  * bytes.  The first byte picks the byte order, address size and whether the
  * rest is .eh_frame (walked, every FDE's rows computed) or .eh_frame_hdr.
  * Built by .ci/steps/50-fuzz.sh with clang -fsanitize=fuzzer,address,undefined. */
-#include "eh_decode.h"
+#include "read/eh_decode.h"
 
 #include <stdint.h>
 #include <stdlib.h>

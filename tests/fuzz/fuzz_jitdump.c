@@ -4,7 +4,7 @@
  * never read out of bounds, and agree with itself: the error count it
  * returns equals the errors it reported.  Built by .ci/steps/50-fuzz.sh
  * with clang -fsanitize=fuzzer,address,undefined. */
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * through a pipe; the parent checks the files. */
 #define _GNU_SOURCE
 #include "dumpscan.h"
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 #include "torture.h"
 
 #include <check.h>

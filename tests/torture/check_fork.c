@@ -9,7 +9,7 @@
  * nothing of the child's and no entry twice. */
 #define _GNU_SOURCE
 #include "dumpscan.h"
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 #include "torture.h"
 
 #include <check.h>

@@ -9,7 +9,7 @@
  * well-formed, following the documented policy (docs/perf.md). */
 #define _GNU_SOURCE
 #include "dumpscan.h"
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 #include "torture.h"
 
 #include <check.h>

@@ -5,7 +5,7 @@
  * files must hold exactly one well-formed entry per wrap afterwards. */
 #include "torture.h"
 #include "dumpscan.h"
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 
 #include <check.h>
 #include "../check_run.h"

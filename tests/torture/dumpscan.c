@@ -2,7 +2,7 @@
 /* See dumpscan.h. */
 #define _GNU_SOURCE
 #include "dumpscan.h"
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 #include "torture.h"
 
 #include <check.h>

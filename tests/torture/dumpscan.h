@@ -57,7 +57,7 @@ void ds_run_cli_check(const char *dump);
 
 
 struct pt_jd_summary;
-/* The library's validator (src/jitdump_reader.h, what `perftramp check`
+/* The library's validator (src/read/jitdump_reader.h, what `perftramp check`
  * runs) on a file: its error count (SIZE_MAX: unreadable), the first
  * error's text in why. */
 size_t ds_validate_jitdump(const char *path, struct pt_jd_summary *sum, char *why, size_t why_len);

@@ -6,9 +6,9 @@
  * is buffered in the process, so a crash loses nothing, a fork duplicates
  * nothing, and other writers of the same file (O_APPEND) never interleave
  * inside a line. */
-#include "outfile.h"
-#include "outputs.h"
-#include "perf_name.h"
+#include "outputs/outfile.h"
+#include "outputs/outputs.h"
+#include "outputs/perf_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,38 +23,35 @@ struct pt_perfmap {
     char line[2 * 17 + PT_PERF_NAME_MAX + 2];
 };
 
-/* Opens this process's map.  A refused file (symlink, FIFO, someone
- * else's) disables the output with its errno; the context still opens. */
-static int open_map(struct perftramp *pt, struct pt_perfmap *pm)
+/* Opens this process's map.  0, PT_OUT_REFUSED (a symlink, FIFO or
+ * someone else's file: fd stays -1, errno says why) or -1. */
+static int open_map(struct pt_perfmap *pm, pid_t pid)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)pt->pid);
+    snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)pid);
     bool refused;
     pm->fd = pt_outfile_open(path, O_WRONLY | O_APPEND, &refused);
     if (pm->fd >= 0)
         return 0;
-    if (refused) {
-        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-        return 0;
-    }
-    return -1;
+    return refused ? PT_OUT_REFUSED : -1;
 }
 
-int pt_perfmap_open(struct perftramp *pt)
+int pt_perfmap_open(struct pt_perfmap **out, pid_t pid)
 {
     struct pt_perfmap *pm = calloc(1, sizeof *pm);
     if (!pm) {
         errno = ENOMEM;
         return -1;
     }
-    if (open_map(pt, pm) < 0) {
+    int r = open_map(pm, pid);
+    if (r < 0) {
         int e = errno;
         free(pm);
         errno = e;
         return -1;
     }
-    pt->perfmap = pm;
-    return 0;
+    *out = pm;
+    return r;
 }
 
 static int write_line(struct pt_perfmap *pm, uintptr_t addr, size_t size, const char *name)
@@ -84,41 +81,29 @@ static int write_line(struct pt_perfmap *pm, uintptr_t addr, size_t size, const 
     }
 }
 
-int pt_perfmap_add(struct perftramp *pt, const struct pt_tramp *t)
+int pt_perfmap_add(struct pt_perfmap *pm, const struct pt_tramp *t)
 {
-    return write_line(pt->perfmap, t->addr, t->size, t->name);
+    return write_line(pm, t->addr, t->size, t->name);
 }
 
-static int write_live(struct perftramp *pt, struct pt_arena *a, size_t i, void *arg)
+int pt_perfmap_reopen(struct pt_perfmap *pm, pid_t pid)
 {
-    (void)arg;
-    const char *name = a->names && a->names[i] ? a->names[i] : "";
-    return write_line(pt->perfmap, pt_slot_x(pt, a, i), pt->layout.size, name) < 0 ? -1 : 0;
-}
-
-int pt_perfmap_after_fork(struct perftramp *pt)
-{
-    struct pt_perfmap *pm = pt->perfmap;
     /* the inherited fd is the parent's map: never write it again */
     if (pm->fd >= 0)
         close(pm->fd);
     pm->fd = -1;
-    if (open_map(pt, pm) < 0)
-        return -1;
-    if (pm->fd < 0)
-        return 0; /* refused: already disabled with its errno */
-    return pt_for_each_live(pt, write_live, NULL) ? -1 : 0;
+    return open_map(pm, pid);
 }
 
-int pt_perfmap_close(struct perftramp *pt)
+int pt_perfmap_close(struct pt_perfmap *pm)
 {
-    struct pt_perfmap *pm = pt->perfmap;
     if (!pm)
         return 0;
     int r = 0;
     if (pm->fd >= 0 && close(pm->fd) < 0 && errno != EINTR)
         r = -1;
+    int e = errno;
     free(pm);
-    pt->perfmap = NULL;
+    errno = e;
     return r;
 }

@@ -4,16 +4,20 @@
  * half-updated at the fork); parent releases them; the child releases
  * them too (the forking thread owns them there) and re-runs each
  * context's outputs for its new pid. */
-#include "atfork.h"
-
-#include "context.h"
+#include "api/atfork.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct perftramp **list;
+struct entry {
+    void *ctx;
+    pthread_mutex_t *lock;
+    pt_atfork_child_fn child;
+};
+
+static struct entry *list;
 static size_t n_list, cap_list;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int install_error;
@@ -22,22 +26,22 @@ static void prepare(void)
 {
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++)
-        pthread_mutex_lock(&list[i]->lock);
+        pthread_mutex_lock(list[i].lock);
 }
 
 static void parent(void)
 {
     for (size_t i = n_list; i-- > 0;)
-        pthread_mutex_unlock(&list[i]->lock);
+        pthread_mutex_unlock(list[i].lock);
     pthread_mutex_unlock(&list_lock);
 }
 
 static void child(void)
 {
     for (size_t i = n_list; i-- > 0;)
-        pthread_mutex_unlock(&list[i]->lock);
+        pthread_mutex_unlock(list[i].lock);
     for (size_t i = 0; i < n_list; i++)
-        perftramp_after_fork_child(list[i]);
+        list[i].child(list[i].ctx);
     pthread_mutex_unlock(&list_lock);
 }
 
@@ -46,7 +50,7 @@ static void install(void)
     install_error = pthread_atfork(prepare, parent, child);
 }
 
-int pt_atfork_register(struct perftramp *pt)
+int pt_atfork_register(void *ctx, pthread_mutex_t *lock, pt_atfork_child_fn in_child)
 {
     pthread_once(&once, install);
     if (install_error) {
@@ -56,7 +60,7 @@ int pt_atfork_register(struct perftramp *pt)
     pthread_mutex_lock(&list_lock);
     if (n_list == cap_list) {
         size_t cap = cap_list ? cap_list * 2 : 4;
-        struct perftramp **p = realloc(list, cap * sizeof *p);
+        struct entry *p = realloc(list, cap * sizeof *p);
         if (!p) {
             pthread_mutex_unlock(&list_lock);
             errno = ENOMEM;
@@ -65,16 +69,16 @@ int pt_atfork_register(struct perftramp *pt)
         list = p;
         cap_list = cap;
     }
-    list[n_list++] = pt;
+    list[n_list++] = (struct entry){ctx, lock, in_child};
     pthread_mutex_unlock(&list_lock);
     return 0;
 }
 
-void pt_atfork_unregister(struct perftramp *pt)
+void pt_atfork_unregister(void *ctx)
 {
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++) {
-        if (list[i] == pt) {
+        if (list[i].ctx == ctx) {
             list[i] = list[--n_list];
             break;
         }

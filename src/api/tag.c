@@ -4,7 +4,7 @@
  * build-ids, which it hashes from the bytes).  seed ^ (counter * odd) is a
  * bijection of the counter, so tags never repeat within a process; a
  * random seed makes a repeat across runs vanishingly unlikely. */
-#include "context.h"
+#include "api/context.h"
 
 #include <sys/random.h>
 #include <time.h>

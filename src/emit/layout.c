@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "layout.h"
+#include "emit/layout.h"
 
-#include "bytebuf.h"
+#include "emit/bytebuf.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The built-in architecture tables.  Adding an architecture: one file in
  * src/arch/, one line in each list below (see docs/porting.md). */
-#include "table.h"
+#include "arch/table.h"
 
 #include <string.h>
 

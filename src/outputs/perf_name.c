@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "perf_name.h"
+#include "outputs/perf_name.h"
 
 #include <string.h>
 

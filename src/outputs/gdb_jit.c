@@ -4,7 +4,7 @@
  * when it attaches or starts the program, and again each time the process
  * calls __jit_debug_register_code (gdb keeps a breakpoint there).
  *
- * What we hand gdb: one ELF (src/elf_image.c) per *chunk* of
+ * What we hand gdb: one ELF (src/emit/elf_image.c) per *chunk* of
  * PT_GDB_CHUNK_SLOTS consecutive slots of an arena, holding
  *   .text      SHT_NOBITS at the chunk's executable address (gdb reads the
  *              code from the process),
@@ -30,9 +30,9 @@
  * process-wide mutex. */
 #include "config.h"
 
-#include "elf_image.h"
-#include "eh_frame.h"
-#include "outputs.h"
+#include "emit/elf_image.h"
+#include "emit/eh_frame.h"
+#include "outputs/outputs.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -132,10 +132,11 @@ struct pt_gdb_arena {
 };
 
 struct pt_gdb {
+    const struct pt_slots *slots; /* geometry: stride, FDE size, layout, arch */
     struct pt_buf program; /* the FDE program, shared by every slot */
 };
 
-int pt_gdb_open(struct perftramp *pt)
+int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *slots)
 {
     pthread_once(&jit_atfork_once, jit_install_atfork);
     struct pt_gdb *g = calloc(1, sizeof *g);
@@ -143,15 +144,16 @@ int pt_gdb_open(struct perftramp *pt)
         errno = ENOMEM;
         return -1;
     }
-    pt_buf_init(&g->program, pt->arch->big_endian);
-    if (pt_cfi_program(&g->program, &pt->layout) < 0 || g->program.failed) {
+    g->slots = slots;
+    pt_buf_init(&g->program, slots->arch->big_endian);
+    if (pt_cfi_program(&g->program, slots->layout) < 0 || g->program.failed) {
         int e = g->program.failed ? ENOMEM : errno;
         pt_buf_free(&g->program);
         free(g);
         errno = e;
         return -1;
     }
-    pt->gdb = g;
+    *out = g;
     return 0;
 }
 
@@ -178,9 +180,9 @@ static void chunk_drop(struct pt_gdb_chunk *c)
 }
 
 /* Rebuilds chunk k of arena a from its live slots and swaps it in. */
-static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb_arena *s, size_t k)
+static int chunk_publish(struct pt_gdb *g, struct pt_arena *a, struct pt_gdb_arena *s, size_t k)
 {
-    struct pt_gdb *g = pt->gdb;
+    const struct pt_slots *sl = g->slots;
     struct pt_gdb_chunk *c = &s->chunks[k];
     size_t first = k * PT_GDB_CHUNK_SLOTS;
     size_t end = first + PT_GDB_CHUNK_SLOTS;
@@ -194,7 +196,7 @@ static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb
     for (size_t i = first; i < end; i++)
         if (pt_slot_live(a, i) && a->names && a->names[i])
             syms[n++] = (struct pt_elf_out_symbol){
-                .name = a->names[i], .section = 0, .value = (i - first) * pt->stride, .size = pt->layout.size};
+                .name = a->names[i], .section = 0, .value = (i - first) * sl->stride, .size = sl->layout->size};
     if (n == 0) {
         pthread_mutex_lock(&jit_lock);
         chunk_drop(c);
@@ -204,17 +206,17 @@ static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb
 
     /* .eh_frame for the live slots only, read by gdb at eh_addr: inside
      * the arena's in-process .eh_frame area, where no code lives */
-    uintptr_t text = pt_slot_x(pt, a, first);
-    uintptr_t eh_addr = a->x + a->eh_off + first * pt->fde_size;
+    uintptr_t text = pt_slot_x(sl, a, first);
+    uintptr_t eh_addr = a->x + a->eh_off + first * sl->fde_size;
     struct pt_buf eh;
-    pt_buf_init(&eh, pt->arch->big_endian);
-    pt_buf_reserve(&eh, 64 + n * pt->fde_size); /* one allocation (bench: reallocs were ~15% of a wrap) */
-    size_t cie = pt_eh_cie(&eh, pt->arch);
+    pt_buf_init(&eh, sl->arch->big_endian);
+    pt_buf_reserve(&eh, 64 + n * sl->fde_size); /* one allocation (bench: reallocs were ~15% of a wrap) */
+    size_t cie = pt_eh_cie(&eh, sl->arch);
     /* the FDEs differ only in their CIE pointer (+4) and pcrel pc_begin
      * (+8), both u32 (see pt_eh_fde): emit the first, copy and patch the
      * rest, as arena.c does (bench: FDEs were ~40% of a GDB wrap) */
     size_t fde0 = eh.len;
-    pt_eh_fde(&eh, cie, (int64_t)(text + syms[0].value - eh_addr), pt->layout.size, g->program.data,
+    pt_eh_fde(&eh, cie, (int64_t)(text + syms[0].value - eh_addr), sl->layout->size, g->program.data,
               g->program.len);
     size_t fde_len = eh.len - fde0;
     if (n > 1 && pt_buf_reserve(&eh, (n - 1) * fde_len)) {
@@ -235,12 +237,12 @@ static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb
     }
     const struct pt_elf_out_section secs[2] = {
         {.name = ".text", .type = 8 /* SHT_NOBITS */, .flags = 0x2 | 0x4 /* ALLOC|EXECINSTR */, .addr = text,
-         .size = (end - first) * pt->stride, .align = pt->arch->code_align},
+         .size = (end - first) * sl->stride, .align = sl->arch->code_align},
         {.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2 /* ALLOC */, .addr = eh_addr,
          .data = eh.data, .size = eh.len, .align = 8},
     };
     size_t len = 0;
-    uint8_t *image = pt_elf_build(pt->arch->elf_machine, pt->arch->big_endian, secs, 2, syms, n, &len);
+    uint8_t *image = pt_elf_build(sl->arch->elf_machine, sl->arch->big_endian, secs, 2, syms, n, &len);
     pt_buf_free(&eh);
     if (!image)
         return -1;
@@ -255,27 +257,27 @@ static int chunk_publish(struct perftramp *pt, struct pt_arena *a, struct pt_gdb
     return 0;
 }
 
-int pt_gdb_add(struct perftramp *pt, struct pt_arena *a, size_t index)
+int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index)
 {
     struct pt_gdb_arena *s = arena_state(a);
-    if (!s || !pt->gdb) {
+    if (!s) {
         errno = ENOMEM;
         return -1;
     }
-    return chunk_publish(pt, a, s, index / PT_GDB_CHUNK_SLOTS);
+    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
 }
 
-int pt_gdb_remove(struct perftramp *pt, struct pt_arena *a, size_t index)
+int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
 {
     struct pt_gdb_arena *s = a->gdb_handle;
     if (!s)
         return 0;
-    return chunk_publish(pt, a, s, index / PT_GDB_CHUNK_SLOTS);
+    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
 }
 
-void pt_gdb_arena_removed(struct perftramp *pt, struct pt_arena *a)
+void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a)
 {
-    (void)pt;
+    (void)g;
     struct pt_gdb_arena *s = a->gdb_handle;
     if (!s)
         return;
@@ -287,13 +289,10 @@ void pt_gdb_arena_removed(struct perftramp *pt, struct pt_arena *a)
     a->gdb_handle = NULL;
 }
 
-void pt_gdb_close(struct perftramp *pt)
+void pt_gdb_close(struct pt_gdb *g)
 {
-    for (size_t k = pt->n_arenas; k-- > 0;)
-        pt_gdb_arena_removed(pt, pt->arenas[k]);
-    if (pt->gdb) {
-        pt_buf_free(&pt->gdb->program);
-        free(pt->gdb);
-        pt->gdb = NULL;
-    }
+    if (!g)
+        return;
+    pt_buf_free(&g->program);
+    free(g);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "bytebuf.h"
+#include "emit/bytebuf.h"
 
 #include <stdlib.h>
 #include <string.h>

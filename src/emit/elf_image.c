@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "elf_image.h"
+#include "emit/elf_image.h"
 
-#include "bytebuf.h"
+#include "emit/bytebuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #ifndef PERFTRAMP_EH_FRAME_H
 #define PERFTRAMP_EH_FRAME_H
 
-#include "bytebuf.h"
-#include "layout.h"
+#include "emit/bytebuf.h"
+#include "emit/layout.h"
 
 /* DWARF call frame instruction opcodes (DWARF 4, 7.23). */
 enum {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "outfile.h"
+#include "outputs/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "eh_frame.h"
+#include "emit/eh_frame.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,15 +3,15 @@
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
  * DESIGN.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
  * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in
- * ONE pwrite() under pt->lock, a CLOSE record at the end.
+ * ONE pwrite() under the core's lock, a CLOSE record at the end.
  *
  * A failed or short write cuts the file back to the end of the last
  * complete record (ftruncate), so perf never reads a torn record, and the
  * output is disabled (the core records errno). */
-#include "eh_frame.h"
-#include "outfile.h"
-#include "outputs.h"
-#include "perf_name.h"
+#include "emit/eh_frame.h"
+#include "outputs/outfile.h"
+#include "outputs/outputs.h"
+#include "outputs/perf_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +39,10 @@ struct pt_jitdump {
     size_t unwind_len;
     uint8_t *group;         /* scratch for one [UNWINDING_INFO][LOAD] group */
     size_t group_cap;
+    char *dir;              /* NULL: /tmp */
+    pid_t pid;
+    uint32_t elf_machine;
+    uint64_t code_index;    /* next LOAD's code_index: never reused */
 };
 
 static uint64_t now_ns(void)
@@ -87,12 +91,12 @@ static int append(struct pt_jitdump *jd, const void *buf, size_t n)
  * then .eh_frame_hdr (genelf layout), mapped_size = their size.  The
  * core spaced the slots so [code, code + ALIGN8(size) + mapped_size)
  * never overlap. */
-static int build_unwind(struct perftramp *pt, struct pt_jitdump *jd)
+static int build_unwind(struct pt_jitdump *jd, const struct pt_layout *layout)
 {
     struct pt_buf blob;
     size_t eh_size;
-    pt_buf_init(&blob, pt->arch->big_endian);
-    if (pt_eh_jitdump_blob(&blob, &pt->layout, &eh_size) < 0 || blob.failed) {
+    pt_buf_init(&blob, layout->arch->big_endian);
+    if (pt_eh_jitdump_blob(&blob, layout, &eh_size) < 0 || blob.failed) {
         pt_buf_free(&blob);
         errno = ENOMEM;
         return -1;
@@ -118,25 +122,20 @@ static int build_unwind(struct perftramp *pt, struct pt_jitdump *jd)
 }
 
 /* Creates <dir>/jit-<pid>.dump, writes the header, maps the marker.
- * A refused file disables the output (errno recorded) and returns 0
- * with fd -1. */
-static int open_dump(struct perftramp *pt, struct pt_jitdump *jd)
+ * 0, -1, or PT_OUT_REFUSED (the file was refused, or another context of
+ * this process owns it: fd stays -1, errno says why). */
+static int open_dump(struct pt_jitdump *jd)
 {
     char path[PATH_MAX];
-    const char *dir = pt->jitdump_dir ? pt->jitdump_dir : "/tmp";
-    if (snprintf(path, sizeof path, "%s/jit-%ld.dump", dir, (long)pt->pid) >= (int)sizeof path) {
+    const char *dir = jd->dir ? jd->dir : "/tmp";
+    if (snprintf(path, sizeof path, "%s/jit-%ld.dump", dir, (long)jd->pid) >= (int)sizeof path) {
         errno = ENAMETOOLONG;
         return -1;
     }
     bool refused;
     jd->fd = pt_outfile_open(path, O_RDWR, &refused);
-    if (jd->fd < 0) {
-        if (refused) {
-            pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
-            return 0;
-        }
-        return -1;
-    }
+    if (jd->fd < 0)
+        return refused ? PT_OUT_REFUSED : -1;
     /* One writer per dump: a second context of this process (same pid,
      * same directory) would truncate ours and interleave with it.  flock
      * belongs to the open file description, so a second open() conflicts
@@ -145,12 +144,8 @@ static int open_dump(struct perftramp *pt, struct pt_jitdump *jd)
         int e = errno == EWOULDBLOCK ? EBUSY : errno;
         close(jd->fd);
         jd->fd = -1;
-        if (e == EBUSY) {
-            pt_output_fail(pt, PERFTRAMP_JITDUMP, e);
-            return 0;
-        }
         errno = e;
-        return -1;
+        return e == EBUSY ? PT_OUT_REFUSED : -1;
     }
     jd->end = 0;
     /* truncate only now, after the file was checked to be ours */
@@ -160,9 +155,9 @@ static int open_dump(struct perftramp *pt, struct pt_jitdump *jd)
     p = put32(p, JD_MAGIC);
     p = put32(p, JD_VERSION);
     p = put32(p, JD_HEADER_SIZE);
-    p = put32(p, pt->arch->elf_machine);
+    p = put32(p, jd->elf_machine);
     p = put32(p, 0);
-    p = put32(p, (uint32_t)pt->pid);
+    p = put32(p, (uint32_t)jd->pid);
     p = put64(p, now_ns());
     put64(p, 0); /* flags: no arch timestamps */
     if (append(jd, h, sizeof h) < 0)
@@ -200,12 +195,13 @@ static void release_file(struct pt_jitdump *jd)
 static void free_jitdump(struct pt_jitdump *jd)
 {
     release_file(jd);
+    free(jd->dir);
     free(jd->unwind);
     free(jd->group);
     free(jd);
 }
 
-int pt_jitdump_open(struct perftramp *pt)
+int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid)
 {
     struct pt_jitdump *jd = calloc(1, sizeof *jd);
     if (!jd) {
@@ -213,39 +209,45 @@ int pt_jitdump_open(struct perftramp *pt)
         return -1;
     }
     jd->fd = -1;
-    if (build_unwind(pt, jd) < 0 || open_dump(pt, jd) < 0) {
+    jd->pid = pid;
+    jd->elf_machine = layout->arch->elf_machine;
+    int r = -1;
+    if (dir && !(jd->dir = strdup(dir)))
+        errno = ENOMEM;
+    else if (build_unwind(jd, layout) == 0)
+        r = open_dump(jd);
+    if (r < 0) {
         int e = errno;
         free_jitdump(jd);
         errno = e;
         return -1;
     }
-    pt->jitdump = jd;
-    return 0;
+    *out = jd;
+    return r;
 }
 
 /* The calling thread's id, cached per thread: gettid(2) is a syscall, and
  * on a VM one costs ~0.5 us, half of the write floor (bench/run.sh:
  * jitdump_vs_floor went from 1.47 to 1.31 without it).  A forked child
- * must not reuse its parent's tid: the cache is keyed by pt->pid (set by
- * perftramp_after_fork_child) and reset in pt_jitdump_after_fork, which
+ * must not reuse its parent's tid: the cache is keyed by the dump's pid
+ * (set at reopen in the child) and reset in pt_jitdump_reopen, which
  * runs in the child's only thread. */
 static _Thread_local pid_t cached_tid, cached_tid_pid;
 
-static uint32_t current_tid(const struct perftramp *pt)
+static uint32_t current_tid(const struct pt_jitdump *jd)
 {
-    if (cached_tid_pid != pt->pid || cached_tid == 0) {
+    if (cached_tid_pid != jd->pid || cached_tid == 0) {
         cached_tid = (pid_t)syscall(SYS_gettid);
-        cached_tid_pid = pt->pid;
+        cached_tid_pid = jd->pid;
     }
     return (uint32_t)cached_tid;
 }
 
 /* One [UNWINDING_INFO][LOAD] group, one write. */
-static int write_group(struct perftramp *pt, uintptr_t addr, const uint8_t *code, size_t code_size,
+static int write_group(struct pt_jitdump *jd, uintptr_t addr, const uint8_t *code, size_t code_size,
                        const char *raw_name)
 {
-    struct pt_jitdump *jd = pt->jitdump;
-    if (!jd || jd->fd < 0) {
+    if (jd->fd < 0) {
         errno = EBADF;
         return -1;
     }
@@ -273,51 +275,39 @@ static int write_group(struct perftramp *pt, uintptr_t addr, const uint8_t *code
     p = put32(p, JD_LOAD);
     p = put32(p, (uint32_t)load_len);
     p = put64(p, ts);
-    p = put32(p, (uint32_t)pt->pid);
-    p = put32(p, current_tid(pt));
+    p = put32(p, (uint32_t)jd->pid);
+    p = put32(p, current_tid(jd));
     p = put64(p, addr);              /* vma */
     p = put64(p, addr);              /* code_addr */
     p = put64(p, code_size);
-    p = put64(p, pt->code_index++);  /* never reused: names jitted-<pid>-<index>.so */
+    p = put64(p, jd->code_index++);  /* never reused: names jitted-<pid>-<index>.so */
     memcpy(p, name, name_len + 1);
     p += name_len + 1;
     memcpy(p, code, code_size);
     return append(jd, jd->group, need);
 }
 
-int pt_jitdump_add(struct perftramp *pt, const struct pt_tramp *t)
+int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t)
 {
-    return write_group(pt, t->addr, t->code, t->size, t->name);
+    return write_group(jd, t->addr, t->code, t->size, t->name);
 }
 
-static int emit_live(struct perftramp *pt, struct pt_arena *a, size_t i, void *arg)
+int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid)
 {
-    (void)arg;
-    const char *name = a->names && a->names[i] ? a->names[i] : "";
-    return write_group(pt, pt_slot_x(pt, a, i), pt_slot_w(pt, a, i), pt->layout.size, name) < 0 ? -1 : 0;
-}
-
-int pt_jitdump_after_fork(struct perftramp *pt)
-{
-    struct pt_jitdump *jd = pt->jitdump;
     cached_tid = cached_tid_pid = 0; /* the parent's thread id */
     /* the fd and the marker are the parent's: let go of both without
      * writing (closing an fd writes nothing), then start our own dump */
     release_file(jd);
-    if (open_dump(pt, jd) < 0)
-        return -1;
-    if (jd->fd < 0)
-        return 0; /* refused: already disabled with its errno */
-    return pt_for_each_live(pt, emit_live, NULL) ? -1 : 0;
+    jd->pid = pid;
+    return open_dump(jd);
 }
 
-int pt_jitdump_close(struct perftramp *pt)
+int pt_jitdump_close(struct pt_jitdump *jd, bool write_close)
 {
-    struct pt_jitdump *jd = pt->jitdump;
     if (!jd)
         return 0;
     int r = 0;
-    if (jd->fd >= 0 && pt_output_on(pt, PERFTRAMP_JITDUMP)) {
+    if (jd->fd >= 0 && write_close) {
         uint8_t rec[JD_PREFIX], *p = rec;
         p = put32(p, JD_CLOSE);
         p = put32(p, JD_PREFIX);
@@ -326,7 +316,6 @@ int pt_jitdump_close(struct perftramp *pt)
     }
     int e = errno;
     free_jitdump(jd);
-    pt->jitdump = NULL;
     errno = e;
     return r;
 }

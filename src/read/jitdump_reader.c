@@ -3,9 +3,9 @@
  * (header, prefix, records), jitdump.c (how perf inject consumes them),
  * genelf.c (where .text/.eh_frame/.eh_frame_hdr land in the ELF it
  * synthesizes per LOAD).  See DESIGN.md "jitdump". */
-#include "jitdump_reader.h"
+#include "read/jitdump_reader.h"
 
-#include "eh_decode.h"
+#include "read/eh_decode.h"
 
 #include <stdarg.h>
 #include <stdio.h>

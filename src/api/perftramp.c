@@ -2,28 +2,29 @@
 /* The public API: open, wrap, release, output errors, after-fork, close. */
 #include "config.h"
 
-#include "atfork.h"
-#include "context.h"
-#include "eh_frame.h"
-#include "outputs.h"
+#include "api/atfork.h"
+#include "api/context.h"
+#include "emit/eh_frame.h"
+#include "outputs/outputs.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const unsigned pt_output_bits[4] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND,
+static const unsigned pt_output_bits[PT_N_OUTPUTS] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND,
                                            PERFTRAMP_GDB};
 
 int pt_output_index(unsigned bit)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < PT_N_OUTPUTS; i++)
         if (pt_output_bits[i] == bit)
             return i;
     return -1;
 }
 
-void pt_output_fail(struct perftramp *pt, unsigned bit, int e)
+/* Disables an output after a failure, recording errno `e`. */
+static void output_fail(struct perftramp *pt, unsigned bit, int e)
 {
     int i = pt_output_index(bit);
     int expected = 0;
@@ -40,9 +41,9 @@ static size_t round_up(size_t v, size_t to)
 
 /* Slot spacing: in jitdump mode perf maps [code, ALIGN8(code_size) +
  * mapped_size) per trampoline, and those ranges must not overlap. */
-static int compute_stride(struct perftramp *pt)
+static int compute_stride(struct perftramp *pt, size_t *stride)
 {
-    pt->stride = round_up(pt->layout.size, pt->arch->code_align);
+    *stride = round_up(pt->layout.size, pt->arch->code_align);
     if (pt->outputs & PERFTRAMP_JITDUMP) {
         struct pt_buf blob;
         size_t eh_size;
@@ -52,8 +53,8 @@ static int compute_stride(struct perftramp *pt)
         pt_buf_free(&blob);
         if (r < 0)
             return -1;
-        if (span > pt->stride)
-            pt->stride = round_up(span, pt->arch->code_align);
+        if (span > *stride)
+            *stride = round_up(span, pt->arch->code_align);
     }
     return 0;
 }
@@ -61,24 +62,54 @@ static int compute_stride(struct perftramp *pt)
 static void close_outputs(struct perftramp *pt, unsigned opened, int *first_error)
 {
     int e = 0;
-    if ((opened & PERFTRAMP_GDB))
-        pt_gdb_close(pt);
-    if ((opened & PERFTRAMP_UNWIND))
-        pt_unwind_close(pt);
-    if ((opened & PERFTRAMP_JITDUMP) && pt_jitdump_close(pt) < 0 && !e)
+    if (opened & PERFTRAMP_GDB) {
+        for (size_t k = pt->slots.n_arenas; k-- > 0;)
+            pt_gdb_arena_removed(pt->gdb, pt->slots.arenas[k]);
+        pt_gdb_close(pt->gdb);
+        pt->gdb = NULL;
+    }
+    if (opened & PERFTRAMP_UNWIND) {
+        pt_unwind_close(pt->unwind);
+        pt->unwind = NULL;
+    }
+    if ((opened & PERFTRAMP_JITDUMP) && pt_jitdump_close(pt->jitdump, pt_output_on(pt, PERFTRAMP_JITDUMP)) < 0 && !e)
         e = errno;
-    if ((opened & PERFTRAMP_PERF_MAP) && pt_perfmap_close(pt) < 0 && !e)
+    pt->jitdump = NULL;
+    if ((opened & PERFTRAMP_PERF_MAP) && pt_perfmap_close(pt->perfmap) < 0 && !e)
         e = errno;
+    pt->perfmap = NULL;
     if (first_error)
         *first_error = e;
 }
 
 static void destroy(struct perftramp *pt)
 {
-    pt_arenas_destroy(pt);
+    pt_slots_destroy(&pt->slots);
     free(pt->jitdump_dir);
     pthread_mutex_destroy(&pt->lock);
     free(pt);
+}
+
+/* Opens one output: 0, PT_OUT_REFUSED (errno says why) or -1. */
+static int open_output(struct perftramp *pt, unsigned bit)
+{
+    switch (bit) {
+    case PERFTRAMP_PERF_MAP:
+        return pt_perfmap_open(&pt->perfmap, pt->pid);
+    case PERFTRAMP_JITDUMP:
+        return pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid);
+    case PERFTRAMP_UNWIND:
+        return pt_unwind_open(&pt->unwind);
+    case PERFTRAMP_GDB:
+        return pt_gdb_open(&pt->gdb, &pt->slots);
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+static void child_after_fork(void *ctx)
+{
+    perftramp_after_fork_child(ctx);
 }
 
 perftramp *perftramp_open(const struct perftramp_options *opts)
@@ -111,12 +142,14 @@ perftramp *perftramp_open(const struct perftramp_options *opts)
     pt->arch = arch;
     pt->outputs = o.outputs;
     pt->flags = o.flags;
-    pt->keep_names = o.outputs & (PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP | PERFTRAMP_GDB);
     pt->pid = getpid();
-    pt_arenas_init(pt);
     pt_tag_seed(pt);
     int e = 0;
-    if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt) < 0) {
+    size_t stride;
+    bool keep_names = o.outputs & (PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP | PERFTRAMP_GDB);
+    bool with_eh_frame = o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB);
+    if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
+        pt_slots_init(&pt->slots, arch, &pt->layout, stride, with_eh_frame, keep_names) < 0) {
         e = errno;
         goto fail;
     }
@@ -126,24 +159,24 @@ perftramp *perftramp_open(const struct perftramp_options *opts)
         goto fail;
     }
 
-    static int (*const open_hook[4])(struct perftramp *) = {pt_perfmap_open, pt_jitdump_open, pt_unwind_open,
-                                                             pt_gdb_open};
     unsigned opened = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < PT_N_OUTPUTS; i++) {
         unsigned bit = pt_output_bits[i];
         if (!(o.outputs & bit))
             continue;
-        if (open_hook[i](pt) < 0) {
+        int r = open_output(pt, bit);
+        if (r < 0) {
             e = errno ? errno : EIO;
             close_outputs(pt, opened, NULL);
             goto fail;
         }
         opened |= bit;
-        /* a hook that refused its file disabled itself (errno recorded) */
-        if (!atomic_load(&pt->output_error[i]))
+        if (r == PT_OUT_REFUSED)
+            output_fail(pt, bit, errno); /* a refused file: disabled, errno recorded */
+        else
             atomic_fetch_or(&pt->active, bit);
     }
-    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt) < 0) {
+    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, child_after_fork) < 0) {
         e = errno;
         close_outputs(pt, opened, NULL);
         goto fail;
@@ -162,22 +195,25 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
         return NULL;
     }
     char *copy = NULL;
-    if (pt->keep_names && !(copy = strdup(name))) {
+    if (pt->slots.keep_names && !(copy = strdup(name))) {
         errno = ENOMEM;
         return NULL;
     }
     pthread_mutex_lock(&pt->lock);
     struct pt_arena *a;
     size_t i;
-    if (pt_slot_alloc(pt, &a, &i) < 0) {
+    bool new_arena;
+    if (pt_slot_alloc(&pt->slots, &a, &i, &new_arena) < 0) {
         int e = errno;
         pthread_mutex_unlock(&pt->lock);
         free(copy);
         errno = e;
         return NULL;
     }
-    uint8_t *w = pt_slot_w(pt, a, i);
-    uintptr_t x = pt_slot_x(pt, a, i);
+    if (new_arena && pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt->unwind, &pt->slots, a) < 0)
+        output_fail(pt, PERFTRAMP_UNWIND, errno);
+    uint8_t *w = pt_slot_w(&pt->slots, a, i);
+    uintptr_t x = pt_slot_x(&pt->slots, a, i);
     pt_layout_write(&pt->layout, w, (uint64_t)(uintptr_t)target, pt_tag_next(pt));
     __builtin___clear_cache((char *)x, (char *)x + pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
@@ -186,12 +222,12 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
         a->names[i] = copy;
 
     struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name};
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-    if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
-    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt, a, i) < 0)
-        pt_output_fail(pt, PERFTRAMP_GDB, errno);
+    if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt->perfmap, &t) < 0)
+        output_fail(pt, PERFTRAMP_PERF_MAP, errno);
+    if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt->jitdump, &t) < 0)
+        output_fail(pt, PERFTRAMP_JITDUMP, errno);
+    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
+        output_fail(pt, PERFTRAMP_GDB, errno);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -204,7 +240,7 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
     }
     pthread_mutex_lock(&pt->lock);
     size_t i;
-    struct pt_arena *a = pt_arena_of(pt, (uintptr_t)tramp, &i);
+    struct pt_arena *a = pt_arena_of(&pt->slots, (uintptr_t)tramp, &i);
     if (!a || i >= a->high_water || !pt_slot_live(a, i)) {
         pthread_mutex_unlock(&pt->lock);
         errno = EINVAL;
@@ -212,13 +248,13 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
     }
     a->live_bits[i / 64] &= ~(1ull << (i % 64));
     a->live--;
-    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_remove(pt, a, i) < 0)
-        pt_output_fail(pt, PERFTRAMP_GDB, errno);
+    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_remove(pt->gdb, a, i) < 0)
+        output_fail(pt, PERFTRAMP_GDB, errno);
     if (a->names) {
         free(a->names[i]);
         a->names[i] = NULL;
     }
-    pt_slot_free(pt, a, i);
+    pt_slot_free(&pt->slots, a, i);
     pthread_mutex_unlock(&pt->lock);
     return 0;
 }
@@ -233,6 +269,36 @@ int perftramp_output_error(perftramp *pt, unsigned output)
     return atomic_load(&pt->output_error[i]);
 }
 
+/* After a reopen: the bit when the output works, 0 when it was disabled. */
+static unsigned reopen_output(struct perftramp *pt, unsigned bit, int r)
+{
+    if (r == 0)
+        return bit;
+    output_fail(pt, bit, errno);
+    return 0;
+}
+
+struct emit_live_arg {
+    struct perftramp *pt;
+    unsigned outputs; /* the file outputs to feed */
+};
+
+/* Sends one live trampoline to the file outputs in arg. */
+static int emit_live(struct pt_arena *a, size_t i, void *varg)
+{
+    struct emit_live_arg *arg = varg;
+    struct perftramp *pt = arg->pt;
+    struct pt_tramp t = {.addr = pt_slot_x(&pt->slots, a, i), .code = pt_slot_w(&pt->slots, a, i),
+                         .size = pt->layout.size, .name = a->names && a->names[i] ? a->names[i] : ""};
+    if ((arg->outputs & PERFTRAMP_PERF_MAP) && pt_output_on(pt, PERFTRAMP_PERF_MAP) &&
+        pt_perfmap_add(pt->perfmap, &t) < 0)
+        output_fail(pt, PERFTRAMP_PERF_MAP, errno);
+    if ((arg->outputs & PERFTRAMP_JITDUMP) && pt_output_on(pt, PERFTRAMP_JITDUMP) &&
+        pt_jitdump_add(pt->jitdump, &t) < 0)
+        output_fail(pt, PERFTRAMP_JITDUMP, errno);
+    return 0;
+}
+
 int perftramp_after_fork_child(perftramp *pt)
 {
     if (!pt) {
@@ -243,10 +309,15 @@ int perftramp_after_fork_child(perftramp *pt)
      * fork time must not deadlock it. */
     pthread_mutex_init(&pt->lock, NULL);
     pt->pid = getpid();
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_after_fork(pt) < 0)
-        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-    if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_after_fork(pt) < 0)
-        pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
+    unsigned reopened = 0;
+    if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
+        reopened |= reopen_output(pt, PERFTRAMP_PERF_MAP, pt_perfmap_reopen(pt->perfmap, pt->pid));
+    if (pt_output_on(pt, PERFTRAMP_JITDUMP))
+        reopened |= reopen_output(pt, PERFTRAMP_JITDUMP, pt_jitdump_reopen(pt->jitdump, pt->pid));
+    /* the child's files hold every trampoline live in the child */
+    struct emit_live_arg arg = {pt, reopened};
+    if (reopened)
+        pt_for_each_live(&pt->slots, emit_live, &arg);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* $PERFTRAMP: a comma list of perfmap,jitdump,unwind,gdb,all. */
-#include "context.h"
+#include "api/context.h"
 
 #include <errno.h>
 #include <string.h>

@@ -114,7 +114,7 @@ struct pt_arch {
     size_t n_reg_names;
 };
 
-/* The list of built-in tables (src/arch_list.c). */
+/* The list of built-in tables (src/arch/arch_list.c). */
 extern const struct pt_arch *const pt_arch_list[];
 extern const size_t pt_arch_count;
 const struct pt_arch *pt_arch_find(const char *name);

@@ -25,7 +25,7 @@
  * (libgcc aborts on an unknown object). */
 #include "config.h"
 
-#include "outputs.h"
+#include "outputs/outputs.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -102,7 +102,7 @@ static void find_libgcc(struct pt_unwind *u, const void *llvm_object)
     }
 }
 
-int pt_unwind_open(struct perftramp *pt)
+int pt_unwind_open(struct pt_unwind **out)
 {
     struct pt_unwind *u = calloc(1, sizeof *u);
     if (!u) {
@@ -134,7 +134,7 @@ int pt_unwind_open(struct perftramp *pt)
         errno = ENOTSUP; /* no unwinder we know how to feed */
         return -1;
     }
-    pt->unwind = u;
+    *out = u;
     return 0;
 }
 
@@ -183,7 +183,7 @@ static int register_llvm_fdes(struct pt_unwind *u, struct pt_unwind_reg *r, cons
 #ifdef PT_HAVE_NONGNU_HEADERS
 /* The search table of .eh_frame_hdr, relative to the arena's executable
  * address: one row per slot, already in address order. */
-static int register_nongnu(struct perftramp *pt, struct pt_unwind *u, struct pt_unwind_reg *r,
+static int register_nongnu(const struct pt_slots *s, struct pt_unwind *u, struct pt_unwind_reg *r,
                            const uint8_t *eh, size_t len)
 {
     struct pt_arena *a = r->arena;
@@ -199,13 +199,13 @@ static int register_nongnu(struct perftramp *pt, struct pt_unwind *u, struct pt_
     }
     list_fdes(eh, len, offs, n);
     for (size_t i = 0; i < n; i++) {
-        r->table[2 * i] = (int32_t)(i * pt->stride);
+        r->table[2 * i] = (int32_t)(i * s->stride);
         r->table[2 * i + 1] = (int32_t)(a->eh_off + offs[i]);
     }
     free(offs);
     memset(&r->dyn, 0, sizeof r->dyn);
     r->dyn.start_ip = a->x;
-    r->dyn.end_ip = a->x + a->n_slots * pt->stride;
+    r->dyn.end_ip = a->x + a->n_slots * s->stride;
     r->dyn.format = UNW_INFO_FORMAT_REMOTE_TABLE;
     r->dyn.u.rti.name_ptr = (unw_word_t)(uintptr_t)"perftramp";
     r->dyn.u.rti.segbase = a->x;
@@ -216,9 +216,8 @@ static int register_nongnu(struct perftramp *pt, struct pt_unwind *u, struct pt_
 }
 #endif
 
-int pt_unwind_arena_added(struct perftramp *pt, struct pt_arena *a)
+int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a)
 {
-    struct pt_unwind *u = pt->unwind;
     if (!u || !a->eh_off || !a->eh_len) {
         errno = EINVAL;
         return -1;
@@ -258,7 +257,7 @@ int pt_unwind_arena_added(struct perftramp *pt, struct pt_arena *a)
     }
 #ifdef PT_HAVE_NONGNU_HEADERS
     if (u->nongnu_register) {
-        if (register_nongnu(pt, u, r, eh, a->eh_len) == 0)
+        if (register_nongnu(s, u, r, eh, a->eh_len) == 0)
             r->done |= PT_UNW_NONGNU;
         else if (!err)
             err = errno;
@@ -293,9 +292,8 @@ static void deregister(struct pt_unwind *u, struct pt_unwind_reg *r)
     free(r);
 }
 
-void pt_unwind_arena_removed(struct perftramp *pt, struct pt_arena *a)
+void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a)
 {
-    struct pt_unwind *u = pt->unwind;
     struct pt_unwind_reg *r = a->unwind_handle;
     if (!u || !r)
         return;
@@ -308,14 +306,12 @@ void pt_unwind_arena_removed(struct perftramp *pt, struct pt_arena *a)
     deregister(u, r);
 }
 
-void pt_unwind_close(struct perftramp *pt)
+void pt_unwind_close(struct pt_unwind *u)
 {
-    struct pt_unwind *u = pt->unwind;
     if (!u)
         return;
     while (u->n_regs > 0)
         deregister(u, u->regs[--u->n_regs]);
     free(u->regs);
     free(u);
-    pt->unwind = NULL;
 }

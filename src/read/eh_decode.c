@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "eh_decode.h"
+#include "read/eh_decode.h"
 
-#include "eh_frame.h"
+#include "emit/eh_frame.h"
 
 #include <stdarg.h>
 #include <stdio.h>

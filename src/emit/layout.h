@@ -5,7 +5,7 @@
 #ifndef PERFTRAMP_LAYOUT_H
 #define PERFTRAMP_LAYOUT_H
 
-#include "table.h"
+#include "arch/table.h"
 
 #define PT_LAYOUT_MAX_INSNS 32
 #define PT_LAYOUT_MAX_BYTES 256

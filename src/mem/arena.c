@@ -2,9 +2,9 @@
 /* Code memory: arenas of executable memory from libffi, cut into
  * fixed-stride slots.  Freed slots go on an intrusive free list (the link
  * lives in the freed slot's tag word, behind a trap instruction). */
-#include "context.h"
-#include "eh_frame.h"
-#include "outputs.h"
+#include "mem/arena.h"
+
+#include "emit/eh_frame.h"
 
 #include <errno.h>
 #include <ffi.h>
@@ -16,28 +16,28 @@
 
 /* Builds CIE + one FDE per slot + terminator at the arena's end, with
  * pointers relative to the executable address it will be read at. */
-static int build_eh_frame(struct perftramp *pt, struct pt_arena *a)
+static int build_eh_frame(struct pt_slots *s, struct pt_arena *a)
 {
     struct pt_buf prog, eh;
-    pt_buf_init(&prog, pt->arch->big_endian);
-    if (pt_cfi_program(&prog, &pt->layout) < 0 || prog.failed) {
+    pt_buf_init(&prog, s->arch->big_endian);
+    if (pt_cfi_program(&prog, s->layout) < 0 || prog.failed) {
         pt_buf_free(&prog);
         return -1;
     }
-    pt_buf_init_fixed(&eh, a->w + a->eh_off, a->bytes - a->eh_off, pt->arch->big_endian);
-    size_t cie = pt_eh_cie(&eh, pt->arch);
+    pt_buf_init_fixed(&eh, a->w + a->eh_off, a->bytes - a->eh_off, s->arch->big_endian);
+    size_t cie = pt_eh_cie(&eh, s->arch);
     /* FDEs differ only in their CIE pointer (+4) and pcrel pc_begin (+8),
      * both u32 (see pt_eh_fde): emit slot 0, then copy it and patch those
      * two words.  Same bytes as pt_eh_fde per slot, ~30x faster (bench:
      * a 16 MiB arena took ~12 ms to build, inside one perftramp_wrap). */
     size_t first = eh.len;
     if (a->n_slots)
-        pt_eh_fde(&eh, cie, -(int64_t)a->eh_off, pt->layout.size, prog.data, prog.len);
+        pt_eh_fde(&eh, cie, -(int64_t)a->eh_off, s->layout->size, prog.data, prog.len);
     size_t fde_len = eh.len - first;
     if (a->n_slots > 1 && pt_buf_reserve(&eh, (a->n_slots - 1) * fde_len)) {
         for (size_t i = 1; i < a->n_slots; i++) {
             size_t at = first + i * fde_len;
-            int64_t code_rel = (int64_t)(i * pt->stride) - (int64_t)a->eh_off;
+            int64_t code_rel = (int64_t)(i * s->stride) - (int64_t)a->eh_off;
             memcpy(eh.data + at, eh.data + first, fde_len);
             pt_store_u32(eh.data + at + 4, (uint32_t)(at + 4 - cie), eh.big_endian);
             pt_store_u32(eh.data + at + 8, (uint32_t)(code_rel - (int64_t)(at + 8)), eh.big_endian);
@@ -55,14 +55,14 @@ static int build_eh_frame(struct perftramp *pt, struct pt_arena *a)
 }
 
 /* The size of the CIE, one FDE and the terminator for this table. */
-static int measure_eh(struct perftramp *pt, size_t *cie_and_term)
+static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
 {
     struct pt_buf prog, eh;
-    pt_buf_init(&prog, pt->arch->big_endian);
-    pt_buf_init(&eh, pt->arch->big_endian);
-    int r = pt_cfi_program(&prog, &pt->layout);
-    size_t cie = pt_eh_cie(&eh, pt->arch);
-    size_t fde = pt_eh_fde(&eh, cie, 0, pt->layout.size, prog.data, prog.len);
+    pt_buf_init(&prog, s->arch->big_endian);
+    pt_buf_init(&eh, s->arch->big_endian);
+    int r = pt_cfi_program(&prog, s->layout);
+    size_t cie = pt_eh_cie(&eh, s->arch);
+    size_t fde = pt_eh_fde(&eh, cie, 0, s->layout->size, prog.data, prog.len);
     pt_eh_terminator(&eh);
     bool failed = prog.failed || eh.failed;
     size_t total = eh.len; /* read before pt_buf_free zeroes it */
@@ -72,7 +72,7 @@ static int measure_eh(struct perftramp *pt, size_t *cie_and_term)
         errno = r < 0 ? EINVAL : ENOMEM;
         return -1;
     }
-    pt->fde_size = total - 4 - fde;
+    s->fde_size = total - 4 - fde;
     *cie_and_term = fde + 4;
     return 0;
 }
@@ -91,29 +91,24 @@ static void arena_free(struct pt_arena *a)
     free(a);
 }
 
-static bool wants_eh_frame(const struct perftramp *pt)
-{
-    return pt->outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB);
-}
 
-static struct pt_arena *arena_new(struct perftramp *pt)
+static struct pt_arena *arena_new(struct pt_slots *s)
 {
     struct pt_arena *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    a->bytes = pt->next_arena_bytes;
-    size_t per_slot = pt->stride, fixed = 0;
-    if (wants_eh_frame(pt)) {
-        if (measure_eh(pt, &fixed) < 0)
-            goto fail;
-        per_slot += pt->fde_size;
+    a->bytes = s->next_arena_bytes;
+    size_t per_slot = s->stride, fixed = 0;
+    if (s->with_eh_frame) {
+        fixed = s->eh_fixed;
+        per_slot += s->fde_size;
     }
     a->n_slots = (a->bytes - fixed) / per_slot;
-    a->eh_off = wants_eh_frame(pt) ? a->n_slots * pt->stride : 0;
+    a->eh_off = s->with_eh_frame ? a->n_slots * s->stride : 0;
     a->live_bits = calloc((a->n_slots + 63) / 64, sizeof *a->live_bits);
     if (!a->live_bits)
         goto fail;
-    if (pt->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
+    if (s->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
         goto fail;
     void *code = NULL;
     a->closure = ffi_closure_alloc(a->bytes, &code);
@@ -135,7 +130,7 @@ static struct pt_arena *arena_new(struct perftramp *pt)
         errno = ENOTSUP;
         return NULL;
     }
-    if (wants_eh_frame(pt) && build_eh_frame(pt, a) < 0)
+    if (s->with_eh_frame && build_eh_frame(s, a) < 0)
         goto fail;
     return a;
 fail:
@@ -145,43 +140,43 @@ fail:
 }
 
 /* Inserts keeping the array sorted by executable address. */
-static int arena_insert(struct perftramp *pt, struct pt_arena *a)
+static int arena_insert(struct pt_slots *s, struct pt_arena *a)
 {
-    if (pt->n_arenas == pt->cap_arenas) {
-        size_t cap = pt->cap_arenas ? pt->cap_arenas * 2 : 8;
-        struct pt_arena **p = realloc(pt->arenas, cap * sizeof *p);
+    if (s->n_arenas == s->cap_arenas) {
+        size_t cap = s->cap_arenas ? s->cap_arenas * 2 : 8;
+        struct pt_arena **p = realloc(s->arenas, cap * sizeof *p);
         if (!p) {
             errno = ENOMEM;
             return -1;
         }
-        pt->arenas = p;
-        pt->cap_arenas = cap;
+        s->arenas = p;
+        s->cap_arenas = cap;
     }
-    size_t i = pt->n_arenas;
-    while (i > 0 && pt->arenas[i - 1]->x > a->x) {
-        pt->arenas[i] = pt->arenas[i - 1];
+    size_t i = s->n_arenas;
+    while (i > 0 && s->arenas[i - 1]->x > a->x) {
+        s->arenas[i] = s->arenas[i - 1];
         i--;
     }
-    pt->arenas[i] = a;
-    pt->n_arenas++;
+    s->arenas[i] = a;
+    s->n_arenas++;
     return 0;
 }
 
-struct pt_arena *pt_arena_of(struct perftramp *pt, uintptr_t x, size_t *index)
+struct pt_arena *pt_arena_of(const struct pt_slots *s, uintptr_t x, size_t *index)
 {
-    size_t lo = 0, hi = pt->n_arenas;
+    size_t lo = 0, hi = s->n_arenas;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        struct pt_arena *a = pt->arenas[mid];
+        struct pt_arena *a = s->arenas[mid];
         if (x < a->x)
             hi = mid;
-        else if (x >= a->x + a->n_slots * pt->stride)
+        else if (x >= a->x + a->n_slots * s->stride)
             lo = mid + 1;
         else {
             size_t off = x - a->x;
-            if (off % pt->stride)
+            if (off % s->stride)
                 return NULL;
-            *index = off / pt->stride;
+            *index = off / s->stride;
             return a;
         }
     }
@@ -189,75 +184,75 @@ struct pt_arena *pt_arena_of(struct perftramp *pt, uintptr_t x, size_t *index)
 }
 
 /* The free-list link sits in the tag word of a freed slot. */
-static uint8_t *link_word(struct perftramp *pt, struct pt_arena *a, size_t i)
+static uint8_t *link_word(struct pt_slots *s, struct pt_arena *a, size_t i)
 {
-    return pt_slot_w(pt, a, i) + pt->layout.word_off[PT_WORD_TAG];
+    return pt_slot_w(s, a, i) + s->layout->word_off[PT_WORD_TAG];
 }
 
-int pt_slot_alloc(struct perftramp *pt, struct pt_arena **arena, size_t *index)
+int pt_slot_alloc(struct pt_slots *s, struct pt_arena **arena, size_t *index, bool *new_arena)
 {
-    if (pt->free_head) {
+    *new_arena = false;
+    if (s->free_head) {
         size_t i;
-        struct pt_arena *a = pt_arena_of(pt, pt->free_head, &i);
+        struct pt_arena *a = pt_arena_of(s, s->free_head, &i);
         uintptr_t next;
-        memcpy(&next, link_word(pt, a, i), sizeof next);
-        pt->free_head = next;
+        memcpy(&next, link_word(s, a, i), sizeof next);
+        s->free_head = next;
         *arena = a;
         *index = i;
         return 0;
     }
     /* only the newest arena has never-used slots */
-    struct pt_arena *last = pt->filling;
+    struct pt_arena *last = s->filling;
     if (!last || last->high_water == last->n_slots) {
-        last = arena_new(pt);
+        last = arena_new(s);
         if (!last)
             return -1;
-        if (arena_insert(pt, last) < 0) {
+        if (arena_insert(s, last) < 0) {
             arena_free(last);
             return -1;
         }
-        if (pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt, last) < 0)
-            pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
-        pt->filling = last;
-        if (pt->next_arena_bytes < PT_ARENA_MAX_BYTES)
-            pt->next_arena_bytes *= 2;
+        *new_arena = true;
+        s->filling = last;
+        if (s->next_arena_bytes < PT_ARENA_MAX_BYTES)
+            s->next_arena_bytes *= 2;
     }
     *arena = last;
     *index = last->high_water++;
     return 0;
 }
 
-void pt_slot_free(struct perftramp *pt, struct pt_arena *a, size_t i)
+void pt_slot_free(struct pt_slots *s, struct pt_arena *a, size_t i)
 {
-    uint8_t *w = pt_slot_w(pt, a, i);
-    memcpy(w, pt->arch->trap, pt->arch->trap_len);
-    __builtin___clear_cache((char *)pt_slot_x(pt, a, i), (char *)pt_slot_x(pt, a, i) + pt->arch->trap_len);
-    memcpy(link_word(pt, a, i), &pt->free_head, sizeof pt->free_head);
-    pt->free_head = pt_slot_x(pt, a, i);
+    uint8_t *w = pt_slot_w(s, a, i);
+    memcpy(w, s->arch->trap, s->arch->trap_len);
+    __builtin___clear_cache((char *)pt_slot_x(s, a, i), (char *)pt_slot_x(s, a, i) + s->arch->trap_len);
+    memcpy(link_word(s, a, i), &s->free_head, sizeof s->free_head);
+    s->free_head = pt_slot_x(s, a, i);
 }
 
-void pt_arenas_destroy(struct perftramp *pt)
+void pt_slots_destroy(struct pt_slots *s)
 {
     /* outputs have already let go of the arenas (their close hooks) */
-    for (size_t k = 0; k < pt->n_arenas; k++)
-        arena_free(pt->arenas[k]);
-    free(pt->arenas);
-    pt->arenas = NULL;
-    pt->n_arenas = pt->cap_arenas = 0;
-    pt->free_head = 0;
-    pt->filling = NULL;
+    for (size_t k = 0; k < s->n_arenas; k++)
+        arena_free(s->arenas[k]);
+    free(s->arenas);
+    s->arenas = NULL;
+    s->n_arenas = s->cap_arenas = 0;
+    s->free_head = 0;
+    s->filling = NULL;
 }
 
-int pt_for_each_live(struct perftramp *pt, pt_live_fn fn, void *arg)
+int pt_for_each_live(const struct pt_slots *s, pt_live_fn fn, void *arg)
 {
-    for (size_t k = 0; k < pt->n_arenas; k++) {
-        struct pt_arena *a = pt->arenas[k];
+    for (size_t k = 0; k < s->n_arenas; k++) {
+        struct pt_arena *a = s->arenas[k];
         for (size_t w = 0; w < (a->high_water + 63) / 64; w++) {
             uint64_t bits = a->live_bits[w];
             while (bits) {
                 size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                int r = fn(pt, a, i, arg);
+                int r = fn(a, i, arg);
                 if (r)
                     return r;
             }
@@ -266,7 +261,10 @@ int pt_for_each_live(struct perftramp *pt, pt_live_fn fn, void *arg)
     return 0;
 }
 
-void pt_arenas_init(struct perftramp *pt)
+int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
+                  bool with_eh_frame, bool keep_names)
 {
-    pt->next_arena_bytes = PT_ARENA_FIRST_BYTES;
+    *s = (struct pt_slots){.arch = arch, .layout = layout, .stride = stride, .with_eh_frame = with_eh_frame,
+                           .keep_names = keep_names, .next_arena_bytes = PT_ARENA_FIRST_BYTES};
+    return with_eh_frame ? measure_eh(s, &s->eh_fixed) : 0;
 }

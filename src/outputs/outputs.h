@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* The outputs a context feeds.  Each is a leaf: it owns its state, learns
+ * what it needs through these hooks, and never calls back into the core.
+ * The core calls every hook with its lock held.
+ *
+ * Return values: 0 on success; -1 with errno on a failure (the core then
+ * disables that output, or fails perftramp_open for an *_open hook);
+ * PT_OUT_REFUSED from an *_open or *_reopen hook whose file was refused
+ * (a symlink, FIFO, directory or another user's file where ours belongs):
+ * errno says why, the state exists but writes nothing, and the core
+ * disables the output without failing the context. */
+#ifndef PERFTRAMP_OUTPUTS_H
+#define PERFTRAMP_OUTPUTS_H
+
+#include "mem/arena.h"
+
+#include <sys/types.h>
+
+#define PT_OUT_REFUSED 1
+
+/* What the outputs learn about one new trampoline. */
+struct pt_tramp {
+    uintptr_t addr;        /* executable address */
+    const uint8_t *code;   /* its bytes (size of them) */
+    size_t size;
+    const char *name;
+};
+
+/* out/perfmap.c: /tmp/perf-<pid>.map */
+struct pt_perfmap;
+int pt_perfmap_open(struct pt_perfmap **out, pid_t pid);
+int pt_perfmap_add(struct pt_perfmap *pm, const struct pt_tramp *t);
+/* In a forked child: let go of the parent's file, open the child's. */
+int pt_perfmap_reopen(struct pt_perfmap *pm, pid_t pid);
+int pt_perfmap_close(struct pt_perfmap *pm);
+
+/* out/jitdump.c: <dir>/jit-<pid>.dump; dir NULL: /tmp */
+struct pt_jitdump;
+int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid);
+int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t);
+int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid);
+/* write_close false: a disabled dump gets no CLOSE record */
+int pt_jitdump_close(struct pt_jitdump *jd, bool write_close);
+
+/* out/unwind_register.c: the in-process unwinders, one registration per
+ * arena (its .eh_frame covers every slot) */
+struct pt_unwind;
+int pt_unwind_open(struct pt_unwind **out);
+int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a);
+void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a);
+void pt_unwind_close(struct pt_unwind *u); /* deregisters what is left, in reverse order */
+
+/* out/gdb_jit.c: the GDB JIT interface, entries per chunk of slots */
+struct pt_gdb;
+int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *s);
+int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index);
+int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index);
+void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a);
+void pt_gdb_close(struct pt_gdb *g); /* after pt_gdb_arena_removed for every arena */
+
+#endif
