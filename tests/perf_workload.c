@@ -22,6 +22,7 @@
  *
  * py::never is wrapped but never called: its name must never show up.
  * Usage: perf_workload jitdump|perfmap SECONDS [eval|hidden|edges]
+ * (SECONDS of CPU time)
  * (jitdump dir: $JITDUMPDIR).  Built with -fno-omit-frame-pointer so
  * perf --call-graph fp works through the C frames. */
 #include <perftramp.h>
@@ -70,10 +71,12 @@ __attribute__((noinline)) long pt_eval(const struct frame *f)
     return (long)(acc >> 1);
 }
 
+/* CPU time, not wall time: cpu-clock samples this process's CPU time, so a
+ * loaded machine gives it as many samples as an idle one (only later). */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
