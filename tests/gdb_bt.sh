@@ -13,8 +13,9 @@
 #      gdb_target <- py::chosen <- pt_hidden_loop <- py::outer
 #                 <- gdb_hidden_caller <- hidden_main <- main
 #    (a) break in gdb_target: bt complete, and gdb's own log (`set debug
-#        frame`) says it unwound every trampoline frame with its "dwarf2"
-#        unwinder, i.e. from the .eh_frame of perftramp's JIT ELF;
+#        frame`, then selecting each frame) says it unwound every
+#        trampoline frame with its "dwarf2" unwinder, i.e. from the
+#        .eh_frame of perftramp's JIT ELF;
 #    (b) stepi through py::chosen: bt complete at every one of its
 #        instructions, the entry and the `ret` included;
 #    (c) the same images with .eh_frame renamed (the program edits its own
@@ -135,27 +136,33 @@ hidden_want="0 gdb_target
 4 gdb_hidden_caller
 5 hidden_main
 6 main"
-# hidden_bt [EDIT]: break in gdb_target, bt with gdb's frame log on.
-# Sets hb_frames (names), hb_unwinders ("py::chosen=dwarf2 py::outer=dwarf2"),
-# hb_out (everything).
+# hidden_bt [EDIT]: break in gdb_target, bt, then select frames 1..6 with
+# gdb's frame log on.  Sets hb_frames (names), hb_unwinders
+# ("py::chosen=dwarf2 py::outer=dwarf2"), hb_out (everything).
 hidden_bt() {
-    hb_out=$(gdb_run -ex 'break gdb_target' -ex run -ex 'set debug frame on' -ex bt -ex 'set debug frame off' \
-        -ex continue --args "$prog" hidden "$@")
-    hb_frames=$(printf '%s\n' "$hb_out" | frame_names | sed -n '1,7p')
-    # gdb 13 logs each frame as {level=N,type=...,unwinder="NAME",pc=0x...};
-    # the bt line of a trampoline frame shows its pc: join the two on pc
+    hb_out=$(gdb_run -ex 'break gdb_target' -ex run -ex bt -ex 'set debug frame on' \
+        -ex 'frame 1' -ex 'frame 2' -ex 'frame 3' -ex 'frame 4' -ex 'frame 5' -ex 'frame 6' \
+        -ex 'set debug frame off' -ex continue --args "$prog" hidden "$@")
+    # the bt only: it ends where the frame numbers stop increasing
+    hb_frames=$(printf '%s\n' "$hb_out" | frame_names | awk 'NR > 1 && $1 + 0 <= prev { exit } { print; prev = $1 + 0 }')
+    # gdb 13 logs each frame it hands out as {level=N,type=...,unwinder="NAME",...}
+    # (once bt has computed them all, selecting a frame logs every level up
+    # to it with its unwinder); bt's "#N ... in py::NAME (" gives the levels
     hb_unwinders=$(printf '%s\n' "$hb_out" | awk '
-        function norm(p) { sub(/^0x0*/, "0x", p); return p }
-        match($0, /unwinder="[^"]*",pc=0x[0-9a-f]+/) {
+        match($0, /level=[0-9]+,type=[A-Z_]+,unwinder="[^"]*"/) {
             s = substr($0, RSTART, RLENGTH)
-            u = s; sub(/^unwinder="/, "", u); sub(/".*/, "", u)
-            p = s; sub(/.*pc=/, "", p)
-            unw[norm(p)] = u
+            l = s; sub(/^level=/, "", l); sub(/,.*/, "", l)
+            u = s; sub(/.*unwinder="/, "", u); sub(/"$/, "", u)
+            unw[l + 0] = u
         }
-        /^#[0-9]+ +0x[0-9a-f]+ in py::[^ ]* \(/ { n++; pcs[n] = norm($2); names[n] = $4 }
-        END { for (i = 1; i <= n; i++) {
-                  u = "?"; if (pcs[i] in unw) u = unw[pcs[i]]
-                  printf "%s%s=%s", (i > 1 ? " " : ""), names[i], u } }')
+        /^#[0-9]+ +0x[0-9a-f]+ in py::[^ ]* \(/ {
+            l = substr($1, 2) + 0
+            if (!(l in seen)) { seen[l] = 1; names[l] = $4; if (l > max) max = l }
+        }
+        END { sep = ""
+              for (l = 0; l <= max; l++) if (l in seen) {
+                  u = "?"; if (l in unw) u = unw[l]
+                  printf "%s%s=%s", sep, names[l], u; sep = " " } }')
 }
 
 if "$prog" hidden >/dev/null 2>&1; then hidden_rc=0; else hidden_rc=$?; fi
