@@ -127,6 +127,7 @@ done
 
 # Builds one arch's harness (static: runs under qemu-user without a sysroot).
 build_one() {
+    # shellcheck source=/dev/null # written above
     . "$work/$1.env"
     t0=$(date +%s)
     # -fasynchronous-unwind-tables: Debian's riscv64 gcc turns unwind
@@ -154,6 +155,7 @@ done
 wait
 
 for name in $ready; do
+    # shellcheck source=/dev/null # written above
     . "$work/$name.env"
     exe=$work/foreign_contract-$name
     if [ "$(cat "$work/$name.build.rc" 2>/dev/null)" != 0 ]; then
@@ -164,6 +166,7 @@ for name in $ready; do
     fi
     t1=$(date +%s)
     # a broken table can loop: bound each run (no timing assertion)
+    # shellcheck disable=SC2086 # both may be empty (no timeout, the host)
     $tmo $run "$exe" > "$work/$name.out" 2>&1
     rc=$?
     t2=$(date +%s)
