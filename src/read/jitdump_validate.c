@@ -957,14 +957,19 @@ static void torn_at_end(struct pt_jd_validator *v)
              "torn %s: %" PRIu32 " bytes, the file ends %" PRIu64 " bytes into it: perf drops it, its code stays "
              "unnamed",
              name, r.total_size, total);
+    else if (r.id == PT_JD_UNWINDING_INFO || r.id == PT_JD_DEBUG_INFO)
+        /* written right before their LOAD: that LOAD never made it */
+        find(v, PT_JD_ERROR, PT_JD_LOSES, "frame.torn", v->rec_off, v->index, name,
+             "write each [UNWINDING_INFO][DEBUG_INFO][LOAD] group whole and let it finish before exit",
+             "torn %s: %" PRIu32 " bytes, the file ends %" PRIu64
+             " bytes into it: perf stops there, and the LOAD written after it is missing",
+             name, r.total_size, total);
     else
         find(v, PT_JD_WARNING, PT_JD_COPES, "frame.torn", v->rec_off, v->index, name,
              "write each record whole and let it finish before exit",
-             "torn %s at the end: %" PRIu32 " bytes, the file ends %" PRIu64
-             " bytes into it: perf stops there; %s",
+             "torn %s at the end: %" PRIu32 " bytes, the file ends %" PRIu64 " bytes into it: perf stops there; %s",
              name, r.total_size, total,
-             r.id == PT_JD_CLOSE ? "a CLOSE carries nothing perf needs"
-                                 : "no LOAD follows it, so nothing is lost");
+             r.id == PT_JD_CLOSE ? "a CLOSE carries nothing perf needs" : "perf skips this record type anyway");
 }
 
 size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *out)
