@@ -37,12 +37,15 @@ p() {
     HOME=$work perf --buildid-dir "$work/buildid" "$@"
 }
 
-# record DIR CMD...: perf record -k 1 of CMD, its output in DIR/out.txt
+# record DIR CMD...: perf record -k 1 of CMD, its output in DIR/out.txt;
+# REC_CALLGRAPH (e.g. "--call-graph dwarf") adds call chains, whose frames
+# jitdump_samples.py checks too (a trampoline is seldom the sampled leaf)
 record() {
     rec_dir=$1
     shift
     mkdir -p "$rec_dir"
-    p record -q -k 1 -e cpu-clock -F 2000 -o "$rec_dir/perf.data" "$@" > "$rec_dir/out.txt" 2>&1
+    # shellcheck disable=SC2086
+    p record -q -k 1 -e cpu-clock -F 2000 ${REC_CALLGRAPH:-} -o "$rec_dir/perf.data" "$@" > "$rec_dir/out.txt" 2>&1
 }
 
 # inject DIR DUMP: perf inject --jit; sets inject_rc and n_so (the
@@ -56,6 +59,7 @@ inject() {
     n_so=$(find "$(dirname "$inj_dump")" -maxdepth 1 -name "jitted-${inj_pid:-x}-*.so" | wc -l)
     if [ $inject_rc -eq 0 ]; then
         p script -F time,ip,sym,dso --ns -i "$inj_dir/jit.data" > "$inj_dir/script.txt" 2> /dev/null
+        # shellcheck disable=SC2086
     else
         : > "$inj_dir/script.txt"
     fi
