@@ -28,8 +28,8 @@ struct pt_jd_maps {
     uint64_t seq, last_ts;
     bool any_applied;
     uint32_t rng;
-    struct pt_jd_map_load *heap; /* the window */
-    size_t n_heap;
+    struct pt_jd_map_load *heap; /* the window, grown up to PT_JD_MAPS_WINDOW */
+    size_t n_heap, cap_heap;
     struct pt_jd_maps_stats stats;
 };
 
@@ -38,11 +38,6 @@ struct pt_jd_maps *pt_jd_maps_new(void)
     struct pt_jd_maps *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->heap = malloc(PT_JD_MAPS_WINDOW * sizeof *m->heap);
-    if (!m->heap) {
-        free(m);
-        return NULL;
-    }
     m->root = m->free_head = NIL;
     m->rng = 2463534242u;
     return m;
@@ -355,6 +350,16 @@ void pt_jd_maps_add(struct pt_jd_maps *m, const struct pt_jd_map_load *l, pt_jd_
     c.seq = m->seq++;
     if (c.map_end < c.code_end)
         c.map_end = c.code_end;
+    if (m->n_heap == m->cap_heap) {
+        size_t cap = m->cap_heap ? m->cap_heap * 2 : 64;
+        struct pt_jd_map_load *h = cap <= PT_JD_MAPS_WINDOW ? realloc(m->heap, cap * sizeof *h) : NULL;
+        if (!h) { /* no room to reorder: apply in file order */
+            apply(m, &c, fn, arg);
+            return;
+        }
+        m->heap = h;
+        m->cap_heap = cap;
+    }
     heap_push(m, &c);
     if (m->n_heap == PT_JD_MAPS_WINDOW) {
         struct pt_jd_map_load first = heap_pop(m);

@@ -414,6 +414,12 @@ static bool check_unwinding(struct pt_jd_validator *v, const struct pt_jd_record
         find(v, PT_JD_WARNING, PT_JD_COPES, "unwind.mapped_size", u->offset, v->unwind_index, "UNWINDING_INFO",
              "set mapped_size to at least unwinding_size",
              "mapped_size %" PRIu64 " is smaller than unwinding_size %" PRIu64, u->mapped_size, u->unwinding_size);
+    /* decoding rows needs scratch space: allocated on the first use */
+    if (!v->rows && !(v->rows = malloc(PT_JD_MAX_ROWS * sizeof *v->rows))) {
+        find(v, PT_JD_ERROR, PT_JD_COPES, "nomem", u->offset, v->unwind_index, "UNWINDING_INFO", "",
+             "out of memory: .eh_frame not checked");
+        return true;
+    }
     /* position independence: perf's genelf puts .text at 0x80 (6.0 on) or
      * 0x40 (older); the version in use decides which failure matters */
     uint64_t mine = pt_jd_perf_text_offset(&v->opts.perf), other = mine == 0x80 ? 0x40 : 0x80;
@@ -722,13 +728,12 @@ struct pt_jd_validator *pt_jd_validator_new(const struct pt_jd_options *opts, ui
     v->arg = arg;
     v->known_size = known_size;
     v->sum.perf_reads = true;
-    v->rows = malloc(PT_JD_MAX_ROWS * sizeof *v->rows);
     v->row_check = pt_jd_rows_new();
     v->maps = pt_jd_maps_new();
     pt_jd_seen_init(&v->by_index, SEEN_MAX);
     pt_jd_seen_init(&v->by_code, SEEN_MAX);
     v->hash_first = v->hash_rest = FNV_SEED;
-    if (!v->rows || !v->row_check || !v->maps) {
+    if (!v->row_check || !v->maps) {
         pt_jd_validator_free(v);
         return NULL;
     }
