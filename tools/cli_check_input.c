@@ -192,7 +192,13 @@ int cli_input_feed(struct cli_input *in, struct pt_jd_validator *v, double timeo
         if (r == 0)
             break;
         pos += (uint64_t)r;
-        if (pt_jd_validator_feed(v, buf, (size_t)r) != 0)
+        int k = pt_jd_validator_feed(v, buf, (size_t)r);
+        if (k < 0) {
+            snprintf(why, why_len, "out of memory");
+            rc = -1;
+            break;
+        }
+        if (k > 0)
             break; /* perf reads no further */
     }
     free(buf);
