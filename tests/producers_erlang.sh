@@ -6,6 +6,7 @@
 # and the advice that such code needs frame pointers; perf agrees.
 set -u
 PROOF_ID=check.erlang
+# shellcheck source=tests/producers_lib.sh
 . "${PT_SRCDIR:-.}/tests/producers_lib.sh"
 command -v erl > /dev/null 2>&1 || not_run "erl is not installed (tools/deps/check.txt: erlang-base)"
 record "$work/erl" erl +JPperf true -noshell -eval '

@@ -57,9 +57,8 @@ inject() {
     p inject --jit -i "$inj_dir/perf.data" -o "$inj_dir/jit.data" > "$inj_dir/inject.txt" 2>&1
     inject_rc=$?
     n_so=$(find "$(dirname "$inj_dump")" -maxdepth 1 -name "jitted-${inj_pid:-x}-*.so" | wc -l)
-    if [ $inject_rc -eq 0 ]; then
+    if [ "$inject_rc" -eq 0 ]; then
         p script -F time,ip,sym,dso --ns -i "$inj_dir/jit.data" > "$inj_dir/script.txt" 2> /dev/null
-        # shellcheck disable=SC2086
     else
         : > "$inj_dir/script.txt"
     fi
@@ -122,7 +121,7 @@ agree() {
     fi
     echo "FAIL: $ag_label: the check (exit $check_rc) and perf disagree"
     head -40 "$work/check.txt"
-    cat "$inj_dir/inject.txt" 2> /dev/null | head -5
+    head -5 "$inj_dir/inject.txt" 2> /dev/null
     fail=1
     return 1
 }

@@ -7,6 +7,7 @@
 # warning: frame pointers needed) and perf must agree.
 set -u
 PROOF_ID=check.lli
+# shellcheck source=tests/producers_lib.sh
 . "${PT_SRCDIR:-.}/tests/producers_lib.sh"
 LLI=$(command -v lli-14 || command -v lli) || not_run "lli-14 is not installed (tools/deps/check.txt: llvm-14)"
 

@@ -8,6 +8,7 @@
 # that ran there -- on reused addresses, after the newest LOAD.
 set -u
 PROOF_ID="check.node check.node-gc"
+# shellcheck source=tests/producers_lib.sh
 . "${PT_SRCDIR:-.}/tests/producers_lib.sh"
 command -v node > /dev/null 2>&1 || not_run "node is not installed (tools/deps/check.txt: nodejs)"
 

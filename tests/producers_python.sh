@@ -10,6 +10,7 @@
 #    the check by mistake it must be named for what it is.
 set -u
 PROOF_ID="check.cpython313 check.cpython312"
+# shellcheck source=tests/producers_lib.sh
 . "${PT_SRCDIR:-.}/tests/producers_lib.sh"
 PY313=${PT_PYTHON313:-$HOME/.pyenv/versions/3.13.0/bin/python3.13}
 PY312=${PT_PYTHON312:-$HOME/.pyenv/versions/3.12.1/bin/python3.12}

@@ -18,6 +18,7 @@
 #   a torn LOAD at the end, another dump appended: errors; perf loses .so
 set -u
 PROOF_ID=check.synthetic
+# shellcheck source=tests/producers_lib.sh
 . "${PT_SRCDIR:-.}/tests/producers_lib.sh"
 PRODUCER="$PT_SRCDIR/tests/jitdump_producer.py"
 [ "$(uname -m)" = x86_64 ] || not_run "tests/jitdump_producer.py writes x86-64 code"
