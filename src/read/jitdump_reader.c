@@ -233,10 +233,13 @@ static bool at_least(const struct pt_jd_perf *p, unsigned major, unsigned minor)
 
 uint64_t pt_jd_perf_text_offset(const struct pt_jd_perf *p)
 {
-    /* genelf.h: GEN_ELF_TEXT_OFFSET was sizeof(Elf64_Ehdr) = 0x40 until
-     * "perf jit: Include program header in ELF files" (6.0) made it
-     * round_up(sizeof(Ehdr) + sizeof(Phdr), 16) = 0x80 */
-    return at_least(p, 6, 0) ? 0x80 : 0x40;
+    /* genelf.h: GEN_ELF_TEXT_OFFSET was sizeof(Elf64_Ehdr) = 0x40; "perf
+     * jit: Include program header in ELF files" (babd04386b1d, September
+     * 2022, in 6.0 and some stable releases) added the header without
+     * moving .text, "perf inject: Fix GEN_ELF_TEXT_OFFSET for jit"
+     * (89b15d00527b, October 2022, 6.1) made it round_up(sizeof(Ehdr) +
+     * sizeof(Phdr), 16) = 0x80 */
+    return at_least(p, 6, 1) ? 0x80 : 0x40;
 }
 
 enum pt_jd_buildid_mode pt_jd_perf_buildid_mode(const struct pt_jd_perf *p)

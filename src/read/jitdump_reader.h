@@ -138,7 +138,7 @@ struct pt_jd_perf {
     unsigned major, minor; /* 0.0: unknown, judged by the newest rules */
     int libcrypto;         /* 1 built with libcrypto, 0 without, -1 unknown */
 };
-/* genelf's .text file offset: 0x40 before 6.0, 0x80 from 6.0 on. */
+/* genelf's .text offset: 0x40 before 6.1, 0x80 from 6.1 on. */
 uint64_t pt_jd_perf_text_offset(const struct pt_jd_perf *p);
 enum pt_jd_buildid_mode {
     PT_JD_BUILDID_RANDOM,     /* < 6.17 without libcrypto: never equal */

@@ -420,7 +420,7 @@ static bool check_unwinding(struct pt_jd_validator *v, const struct pt_jd_record
              "out of memory: .eh_frame not checked");
         return true;
     }
-    /* position independence: perf's genelf puts .text at 0x80 (6.0 on) or
+    /* position independence: perf's genelf puts .text at 0x80 (6.1 on) or
      * 0x40 (older); the version in use decides which failure matters */
     uint64_t mine = pt_jd_perf_text_offset(&v->opts.perf), other = mine == 0x80 ? 0x40 : 0x80;
     char why[320];
@@ -438,7 +438,7 @@ static bool check_unwinding(struct pt_jd_validator *v, const struct pt_jd_record
              "use only pc-relative and data-relative pointer encodings",
              "%s with .text at 0x%" PRIx64 ", where perf %s puts it: the .eh_frame depends on where genelf "
              "places the code",
-             why, other, other == 0x40 ? "before 6.0" : "6.0 and later");
+             why, other, other == 0x40 ? "before 6.1" : "6.1 and later");
     v->cur_record = v->unwind_index;
     pt_jd_rows_check(v->row_check, v->header.elf_mach, v->big_endian, u, load, rows_issue, v);
     return true;
