@@ -294,7 +294,8 @@ END_TEST
 
 int main(void)
 {
-    snprintf(workdir, sizeof workdir, "%s", "/tmp/perftramp-ref-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(workdir, sizeof workdir, "%s/perftramp-ref-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(workdir)) {
         perror("mkdtemp");
         return 1;
