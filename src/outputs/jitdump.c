@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
- * DESIGN.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
+ * docs/facts.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
  * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in
  * ONE pwrite() under the core's lock, a CLOSE record at the end.
  *
