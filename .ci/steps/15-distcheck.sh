@@ -20,7 +20,7 @@ start=$(date +%s)
 . tests/torture/ci-lib.sh
 
 # 1. what the tarball ships
-if [ -f Makefile ] && [ -d .git ]; then
+if [ -f Makefile ] && git rev-parse --git-dir > /dev/null 2>&1; then
     list=$(mktemp -d "${TMPDIR:-/tmp}/pt-dist.XXXXXX")
     trap 'rm -rf "$list"' EXIT
     tarball=$(sed -n 's/^PACKAGE_TARNAME = //p' Makefile)-$(sed -n 's/^VERSION = //p' Makefile).tar.gz
