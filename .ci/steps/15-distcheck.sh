@@ -10,10 +10,12 @@
 #     configures with warnings as errors, builds and passes `make check`
 #     out of tree with a read-only source, installs and uninstalls, all
 #     with TMPDIR at a fresh directory that must stay empty
-#     (.ci/leftovers.sh).  The suite inside runs with PT_ARCH_TESTS=0: the
-#     qemu runs of tests/arch/run_foreign.sh already ran in `make check`
-#     and add nothing to a packaging check, and skipping them takes about a
-#     third off the step.
+#     (.ci/leftovers.sh).  The whole suite runs, the foreign-architecture
+#     runs included: tests/arch/run_foreign.sh took 32 s of the 142 s of CPU
+#     time `make check` took (measured side by side on the 2-core machine),
+#     so PT_ARCH_TESTS=0 would not halve the step, and those runs prove the
+#     tarball carries what a cross build needs.  The step took 4.6 min of
+#     CPU time with them skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
@@ -46,7 +48,7 @@ fi
 # 2. make distcheck from a clean copy
 # outside /tmp: .ci/leftovers.sh then gives the run a private, empty /tmp
 ci_src /var/tmp/ci-distcheck-src
-(cd "$CI_SRC_DIR" && ./configure -q && PT_ARCH_TESTS=0 .ci/leftovers.sh \
+(cd "$CI_SRC_DIR" && ./configure -q && .ci/leftovers.sh \
     make -s distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror > distcheck.log 2>&1) || {
     tail -n 80 "$CI_SRC_DIR/distcheck.log"
     ci_logs "$CI_SRC_DIR"
