@@ -9,8 +9,9 @@
 # As root, with the build outside /tmp, COMMAND runs in a private mount
 # namespace whose /tmp is a new empty tmpfs: whatever is left there is
 # COMMAND's, whatever else runs on the machine, and it goes with the
-# namespace.  Otherwise /tmp is compared before and after for the names our
-# tests use (perftramp*, pt-*, perf-<pid>.map, jit-<pid>.dump, jitted-*).
+# namespace.  Otherwise (or with PT_LEFTOVERS_NS=no) /tmp is compared before
+# and after for the names our tests use (perftramp*, pt-*, perf-<pid>.map,
+# jit-<pid>.dump, jitted-*): exact on a machine that runs nothing else.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: .ci/leftovers.sh COMMAND [ARGS...]" >&2; exit 2; }
 
@@ -41,7 +42,8 @@ if [ "${PT_LEFTOVERS_NS:-}" = inner ]; then
     exit "$status"
 fi
 
-case $PWD/ in /tmp/*) ns=no ;; *) ns=yes ;; esac
+ns=${PT_LEFTOVERS_NS:-yes}
+case $PWD/ in /tmp/*) ns=no ;; esac
 if [ "$ns" = yes ] && [ "$(id -u)" -eq 0 ] && unshare -m --propagation private true 2> /dev/null; then
     exec unshare -m --propagation private env PT_LEFTOVERS_NS=inner "$0" "$@"
 fi
