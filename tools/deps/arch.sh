@@ -34,7 +34,8 @@ echo "install-deps: building libffi for riscv64 from Debian's source package int
 failed() {
     tail -n 20 "$log" >&2
     echo "install-deps: $1" >&2
-    echo "install-deps: the whole log: $log; the build tree (config.log) is kept in $tree" >&2
+    echo "install-deps: the whole log: $log; the build tree is kept in $tree" >&2
+    find "$tree" -name config.log 2> /dev/null | sed 's/^/install-deps: configure said more in /' >&2
     exit 1
 }
 
@@ -60,7 +61,7 @@ dir=$(find "$tree" -maxdepth 1 -type d -name 'libffi-*' | head -n 1)
 [ -n "$dir" ] || failed "apt-get source libffi left no libffi-* directory"
 (cd "$dir" && ./configure --host=$triple --prefix="$prefix/riscv64" \
     --disable-shared --enable-static --disable-docs --disable-multi-os-directory \
-    CFLAGS='-O2 -fPIC') >> "$log" 2>&1 || failed "libffi's configure --host=$triple failed (see $dir/config.log)"
+    CFLAGS='-O2 -fPIC') >> "$log" 2>&1 || failed "libffi's configure --host=$triple failed"
 (cd "$dir" && make -j2) >> "$log" 2>&1 || failed "building libffi for $triple failed"
 (cd "$dir" && $SUDO make install) >> "$log" 2>&1 || failed "installing libffi into $prefix/riscv64 failed"
 [ -f "$prefix/riscv64/lib/libffi.a" ] || failed "make install left no $prefix/riscv64/lib/libffi.a"
