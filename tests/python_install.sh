@@ -5,16 +5,26 @@
 # outside the tree without PYTHONPATH.  The chosen Python is a private venv
 # made here (python3 -m venv --without-pip), so the machine's Python is
 # left alone; uninstall-python must take the package out again.
+# PROOF: python.install (proven, failed, or not-run when the module cannot
+# be built here).
 set -u
+trap '[ $? -ne 77 ] || echo "PROOF: python.install not-run (the SKIP line above says why)"' EXIT
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
 fail() {
     echo "FAIL: $*"
+    echo "PROOF: python.install failed $*"
     exit 1
 }
 unset PYTHONPATH # python_lib.sh set it: the installed copy must be found without it
 tmp=$(mktemp -d) || exit 99
 pid=
-trap 'rm -rf "$tmp"; [ -z "$pid" ] || rm -f "/tmp/perf-$pid.map"' EXIT
+cleanup() {
+    st=$?
+    rm -rf "$tmp"
+    [ -z "$pid" ] || rm -f "/tmp/perf-$pid.map"
+    [ $st -ne 77 ] || echo "PROOF: python.install not-run (the SKIP line above says why)"
+}
+trap cleanup EXIT
 "$PYTHON" -m venv --without-pip "$tmp/venv" > "$tmp/venv.log" 2>&1 ||
     skip "$PYTHON -m venv cannot make a venv: $(tail -n 1 "$tmp/venv.log")"
 py=$tmp/venv/bin/python3
@@ -64,3 +74,4 @@ pt_make uninstall-python > "$tmp/uninstall.log" 2>&1 || { cat "$tmp/uninstall.lo
 [ ! -e "$site/perftramp" ] || fail "make uninstall-python left $site/perftramp"
 (cd "$tmp" && run -c 'import perftramp' > /dev/null 2>&1) && fail "perftramp still importable after uninstall-python"
 echo "make install-python: $py -m perftramp ran script.py from $tmp with the module from $site; uninstall-python removed it"
+echo "PROOF: python.install proven (make install-python into a venv; python3 -m perftramp from outside the tree, no PYTHONPATH; py::fib in the perf map)"
