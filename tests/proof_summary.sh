@@ -79,7 +79,7 @@ stream() {
     done
 }
 
-table=$(stream "$@" | awk -v strict="$strict" -v why="$why" -v full="$full" -v tests_enabled="$tests_enabled" '
+table=$(stream "$@" | awk -v expfile="$expected" -v strict="$strict" -v why="$why" -v full="$full" -v tests_enabled="$tests_enabled" '
 function rest(s, nfields) {   # s without its first nfields fields
     while (nfields-- > 0) sub(/^[ \t]*[^ \t]+[ \t]*/, "", s)
     return s
@@ -128,7 +128,7 @@ FNR == NR {                           # tests/proofs.expected
 }
 END {
     proven = failed = notrun_n = missing = pending = outside = xbad = 0
-    print "=== proofs (tests/proofs.expected; strict mode " (strict == "yes" ? "on" : "off") ": " why ")"
+    print "=== proofs (" expfile "; strict mode " (strict == "yes" ? "on" : "off") ": " why ")"
     for (i = 1; i <= ne; i++) {
         id = eid[i]; t = etest[id]
         if (!(t in inrun)) {
