@@ -427,7 +427,7 @@ static Suite *suite(void)
 int main(void)
 {
     int failed = pt_check_run(suite());
-    printf("PROOF: " PT_UNWIND_PROOF_ID " %s\n", failed ? "failed: a check through a trampoline broke (see above)"
+    printf("PROOF: " PT_UNWIND_PROOF_ID " %s\n", failed ? "failed a check through a trampoline broke (see above)"
                                                          : "proven _Unwind_Backtrace and backtrace(3) through trampolines: every check passed");
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -68,9 +68,10 @@ awk -v F="$tmp/fib.py" '
     }' "$tmp/script.txt" > "$tmp/verdict"
 rc=$?
 cat "$tmp/verdict"
+# the last line is the count (the lines before it show samples out of order)
 if [ $rc -eq 0 ]; then
-    echo "PROOF: $proof_id proven $(cat "$tmp/verdict")"
+    echo "PROOF: $proof_id proven $(tail -n 1 "$tmp/verdict")"
 else
-    echo "PROOF: $proof_id failed $(cat "$tmp/verdict")"
+    echo "PROOF: $proof_id failed $(tail -n 1 "$tmp/verdict")"
 fi
 exit $rc
