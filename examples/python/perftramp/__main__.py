@@ -41,9 +41,12 @@ def main():
         sys.argv = args[1:]
         runpy.run_module(args[1], run_name="__main__", alter_sys=True)
     else:
+        # As `python script.py` does (3.9+): sys.argv[0] as given, the code's
+        # file name absolute -- the py::<qualname>:<filename> names match.
+        script = os.path.abspath(args[0])
         sys.argv = args
-        sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
-        runpy.run_path(args[0], run_name="__main__")
+        sys.path[0] = os.path.dirname(script)
+        runpy.run_path(script, run_name="__main__")
 
 
 if __name__ == "__main__":
