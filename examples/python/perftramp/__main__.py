@@ -2,7 +2,9 @@
 """python3 -m perftramp [--outputs LIST] [--jitdump-dir DIR] script.py [args]
 python3 -m perftramp [--outputs LIST] -m module [args]
 
-Runs a script with perftramp enabled, like `python -X perf` in 3.12+.
+Runs a script with perftramp enabled (CPython 3.11, 3.12, 3.13), as
+`python -X perf` (3.12+) and `python -X perf_jit` (3.13+) do with CPython's
+own trampoline; refuses while that one is active.
 LIST is a comma list of perfmap, jitdump, unwind, gdb, all; the default
 is $PERFTRAMP when set, else jitdump,perfmap.
 """
@@ -34,7 +36,11 @@ def main():
             sys.exit("perftramp: unknown option %s\n%s" % (opt, __doc__))
     if not args:
         sys.exit(__doc__)
-    enable(outputs=outputs, jitdump_dir=jitdump_dir)
+    try:
+        enable(outputs=outputs, jitdump_dir=jitdump_dir)
+    except (RuntimeError, ValueError, OSError) as e:
+        # e.g. python -X perf -m perftramp: CPython's own trampoline is active
+        sys.exit("perftramp: %s" % e)
     if args[0] == "-m":
         if len(args) < 2:
             sys.exit("perftramp: -m needs a module name")
