@@ -8,9 +8,11 @@ own trampoline; refuses while that one is active.
 LIST is a comma list of perfmap, jitdump, unwind, gdb, all; the default
 is $PERFTRAMP when set, else jitdump,perfmap.
 """
+import importlib.machinery
 import os
 import runpy
 import sys
+import types
 
 from . import enable
 
@@ -47,13 +49,36 @@ def main():
         sys.argv = args[1:]
         runpy.run_module(args[1], run_name="__main__", alter_sys=True)
     else:
-        # As `python script.py` does (3.9+): sys.argv[0] as given, the code's
-        # file name absolute -- the py::<qualname>:<filename> names match.
-        script = os.path.abspath(args[0])
         sys.argv = args
-        sys.path[0] = os.path.dirname(script)
-        runpy.run_path(script, run_name="__main__")
+        run_script(args[0])
 
+
+def run_script(path):
+    """Runs PATH as `python PATH` does: as module __main__, sys.argv[0] as
+    given, sys.path[0] its directory, its code named by its absolute path
+    (3.9+), so the py::<qualname>:<filename> names match CPython's.  A
+    plain file is compiled and run here: runpy.run_path would import
+    pkgutil (and with it typing, functools, collections, ...), which the
+    script did not ask for, each of their functions a trampoline more.
+    Directories and zip files with a __main__.py go to runpy."""
+    script = os.path.abspath(path)
+    source = None
+    if os.path.isfile(script):
+        with open(script, "rb") as f:
+            source = f.read()
+    # a zip archive ends with its end-of-central-directory record (PK\5\6)
+    if source is None or b"PK\x05\x06" in source[-65557:]:
+        sys.path[0] = script
+        runpy.run_path(script, run_name="__main__")
+        return
+    sys.path[0] = os.path.dirname(script)
+    code = compile(source, script, "exec")  # bytes: the coding cookie is honoured
+    module = types.ModuleType("__main__")
+    module.__file__ = script
+    module.__cached__ = None
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
 
 if __name__ == "__main__":
     main()
