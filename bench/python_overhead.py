@@ -6,6 +6,7 @@
 #
 #   python_overhead.py run ROUNDS REPS STACK_SECONDS SRCDIR
 #   python_overhead.py child MODE REPS DUMPDIR     (one measured process)
+#   python_overhead.py ir MODE N                    (one process under callgrind)
 #
 # Overhead: every mode runs in fresh processes of this interpreter, the
 # modes interleaved round by round:
@@ -25,6 +26,10 @@
 #     overhead_vs_builtin_jit_<w>  pt_jit / perf_jit
 #     overhead_vs_builtin[_jit]    their geometric mean over the workloads
 #     overhead_vs_off_<w>, builtin_vs_off_<w>, hook_vs_off_<w>: the context
+# Instructions (callgrind, deterministic where times are not): fib(20)
+# run inside math.fsum, with collection on only there, after a warm-up:
+#     ir_per_call_off / _builtin / _perftramp  instructions per Python call
+#     ir_vs_builtin                             perftramp / -X perf
 # Stacks: tests/python_stack_workload.py (function, method, generator,
 # recursion) under perf record -k 1; tests/python_stacks.py counts, among
 # the samples inside its window, those with the complete py:: chain down
@@ -132,6 +137,23 @@ def child(mode, reps, dumpdir):
     print(json.dumps(best))
 
 
+def ir_child(mode, n):
+    """Enables MODE, warms up, then runs fib(N) inside math.fsum, the one
+    function callgrind collects in (--toggle-collect=math_fsum)."""
+    import math
+    if mode == "pt_map":
+        import perftramp
+        perftramp.enable(outputs="perfmap")
+    try:
+        fib(10)
+        math.fsum(fib(n) for _ in range(1))
+    finally:
+        try:
+            os.unlink("/tmp/perf-%d.map" % os.getpid())
+        except FileNotFoundError:
+            pass
+
+
 # ---- the orchestrator --------------------------------------------------------
 
 def key(name, value, fmt="%.3f"):
@@ -189,6 +211,39 @@ def overhead(rounds, reps, tmp):
         key("hook_vs_off_%s" % w, best["hook"][w] / best["off"][w])
         if "perf" in ms:
             key("builtin_vs_off_%s" % w, best["perf"][w] / best["off"][w])
+
+
+def instructions():
+    if not shutil.which("valgrind"):
+        key("ir_vs_builtin", "n/a (valgrind is not installed)")
+        return
+    n = 20
+    calls = lambda k: 1 if k < 2 else 1 + calls(k - 1) + calls(k - 2)
+    per_call = {}
+    ms = ["off", "pt_map"] + (["perf"] if VERSION >= (3, 12) else [])
+    with tempfile.TemporaryDirectory() as d:
+        for m in ms:
+            out = os.path.join(d, "callgrind.out")
+            r = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=math_fsum",
+                                "--callgrind-out-file=" + out, sys.executable, *flags(m),
+                                os.path.abspath(__file__), "ir", m, str(n)], capture_output=True, text=True)
+            total = None
+            if r.returncode == 0:
+                with open(out) as f:
+                    for line in f:
+                        if line.startswith(("summary:", "totals:")):
+                            total = int(line.split()[1])
+                            break
+            if not total:
+                key("ir_vs_builtin", "n/a (callgrind failed: %s)" % r.stderr.strip()[-200:])
+                return
+            per_call[m] = total / calls(n)
+    note("instructions: callgrind, fib(%d) = %d Python calls inside math.fsum" % (n, calls(n)))
+    key("ir_per_call_off", per_call["off"], "%.0f")
+    key("ir_per_call_perftramp", per_call["pt_map"], "%.0f")
+    if "perf" in per_call:
+        key("ir_per_call_builtin", per_call["perf"], "%.0f")
+        key("ir_vs_builtin", per_call["pt_map"] / per_call["perf"])
 
 
 def perf_ok():
@@ -320,11 +375,14 @@ def run(rounds, reps, seconds, srcdir):
     print("%sversion: %d.%d.%d" % (PREFIX, *sys.version_info[:3]))
     with tempfile.TemporaryDirectory() as tmp:
         overhead(rounds, reps, tmp)
+        instructions()
         stacks(srcdir, seconds, tmp)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "child":
         child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif sys.argv[1] == "ir":
+        ir_child(sys.argv[2], int(sys.argv[3]))
     else:
         run(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])

@@ -43,7 +43,6 @@ static int installed;          /* enable() installed our hook; disable() not yet
 static Py_ssize_t extra_index = -1;
 static pt_py_eval_fn previous_eval; /* what enable() found; disable() puts it back */
 static long active_frames;     /* trampoline calls on C stacks (GIL-protected) */
-static int hook_only;          /* bench: keep the hook, skip the trampolines */
 
 /* A code object's trampoline; NULL-safe to free. */
 static void free_code_extra(void *tramp)
@@ -77,30 +76,40 @@ static perftramp_fn new_trampoline(PyCodeObject *co)
     return t;
 }
 
+/* The first call of a code object (or of one whose trampoline could not be
+ * made): make its trampoline, or fall back to the default evaluator.  Kept
+ * out of line so that the hook's hot path saves no registers for it. */
+__attribute__((noinline, cold)) static pt_py_eval_fn first_call(PyCodeObject *co)
+{
+    perftramp_fn t = co ? new_trampoline(co) : NULL;
+    return t ? (pt_py_eval_fn)t : pt_py_default_eval;
+}
+
 /* The PEP 523 eval-frame function: the frame's code object's trampoline
  * calls the default evaluator.  throwflag is passed through unchanged, so
- * generators and coroutines resumed with throw() work as before. */
+ * generators and coroutines resumed with throw() work as before.  The
+ * trampoline is read from the code object's extra slot in-line
+ * (pt_py_code_extra): CPython's own trampoline pays a call for that. */
 static PyObject *trampoline_eval(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
 {
     PyCodeObject *co = pt_py_frame_code(frame);
-    void *cached = NULL;
-    pt_py_eval_fn eval = pt_py_default_eval;
-    if (!co || hook_only)
-        ; /* not a code object's frame (3.13), or measuring PEP 523 alone */
-    else if (pt_py_get_extra((PyObject *)co, extra_index, &cached) != 0)
-        PyErr_Clear();
-    else if (cached)
-        eval = (pt_py_eval_fn)cached;
-    else {
-        perftramp_fn t = new_trampoline(co);
-        if (t)
-            eval = (pt_py_eval_fn)t;
-    }
+    pt_py_eval_fn eval = co ? (pt_py_eval_fn)pt_py_code_extra(co, extra_index) : NULL;
+    if (!eval)
+        eval = first_call(co);
     active_frames++;
     PyObject *result = eval(ts, frame, throwflag);
     active_frames--;
     return result;
 }
+
+/* Benchmarks only (_hook_only): the hook without trampolines, what any
+ * PEP 523 hook costs by itself. */
+static PyObject *hook_only_eval(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
+{
+    return pt_py_default_eval(ts, frame, throwflag);
+}
+
+static pt_py_eval_fn our_eval = trampoline_eval; /* the hook enable() installs */
 
 static int parse_outputs(const char *text, unsigned *bits)
 {
@@ -173,7 +182,7 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     PyInterpreterState *interp = PyInterpreterState_Get();
     pt_py_eval_fn current = pt_py_get_eval(interp);
-    if (current != trampoline_eval && refuse_other_hook(current) != 0)
+    if (current != our_eval && refuse_other_hook(current) != 0)
         return NULL;
     if (pt && bits != pt_outputs) {
         PyErr_Format(PyExc_ValueError,
@@ -194,9 +203,9 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
         if (pt_outputs_text)
             strcpy(pt_outputs_text, outputs);
     }
-    if (current != trampoline_eval) {
+    if (current != our_eval) {
         previous_eval = current;
-        pt_py_set_eval(interp, trampoline_eval);
+        pt_py_set_eval(interp, our_eval);
         installed = 1;
     }
     Py_RETURN_NONE;
@@ -214,7 +223,7 @@ static PyObject *py_disable(PyObject *self, PyObject *unused)
         installed = 0;
         Py_RETURN_NONE;
     }
-    if (current != trampoline_eval) {
+    if (current != our_eval) {
         /* Someone installed a hook over ours: putting ours' predecessor back
          * would silently remove theirs. */
         PyErr_SetString(PyExc_RuntimeError,
@@ -235,7 +244,11 @@ static PyObject *py_hook_only(PyObject *self, PyObject *flag)
     int v = PyObject_IsTrue(flag);
     if (v < 0)
         return NULL;
-    hook_only = v;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    int was_installed = pt_py_get_eval(interp) == our_eval;
+    our_eval = v ? hook_only_eval : trampoline_eval;
+    if (was_installed)
+        pt_py_set_eval(interp, our_eval);
     Py_RETURN_NONE;
 }
 
@@ -243,7 +256,7 @@ static PyObject *py_is_enabled(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyBool_FromLong(pt_py_get_eval(PyInterpreterState_Get()) == trampoline_eval);
+    return PyBool_FromLong(pt_py_get_eval(PyInterpreterState_Get()) == our_eval);
 }
 
 /* At the very end of Py_FinalizeEx no Python code runs any more: write the

@@ -7,11 +7,12 @@
  *   - the frame's code object: _PyInterpreterFrame.f_code (3.11, 3.12;
  *     internal/pycore_frame.h) became f_executable, "code object or None"
  *     (3.13);
- *   - code-object extras: _PyCode_GetExtra/_PyCode_SetExtra and
- *     _PyEval_RequestCodeExtraIndex (3.11) became PyUnstable_Code_GetExtra,
- *     PyUnstable_Code_SetExtra and PyUnstable_Eval_RequestCodeExtraIndex
- *     (3.12+, cpython/code.h and cpython/ceval.h; the old names remain as
- *     inline wrappers there);
+ *   - code-object extras: _PyCode_SetExtra and _PyEval_RequestCodeExtraIndex
+ *     (3.11) became PyUnstable_Code_SetExtra and
+ *     PyUnstable_Eval_RequestCodeExtraIndex (3.12+, cpython/code.h and
+ *     cpython/ceval.h; the old names remain as inline wrappers there); the
+ *     hook reads the slot in-line (pt_py_code_extra), without the call
+ *     CPython's own trampoline makes, from a holder no header declares;
  *   - CPython's own perf trampoline (3.12+, `-X perf`, `-X perf_jit`,
  *     sys.activate_stack_trampoline) installs itself as the PEP 523 hook:
  *     sys.is_stack_trampoline_active() says so;
@@ -58,13 +59,21 @@ static inline PyCodeObject *pt_py_frame_code(struct _PyInterpreterFrame *frame)
 #endif
 }
 
+/* A code object's extra slot `index`, or NULL: what PyUnstable_Code_GetExtra
+ * (_PyCode_GetExtra on 3.11) returns for a valid index, without the call.
+ * co_extra (cpython/code.h) points at Objects/codeobject.c's private
+ * holder, the same on 3.7 to 3.13: { Py_ssize_t ce_size; void *ce_extras[]; }. */
+static inline void *pt_py_code_extra(PyCodeObject *co, Py_ssize_t index)
+{
+    const struct { Py_ssize_t size; void *extras[]; } *holder = co->co_extra;
+    return holder && index < holder->size ? holder->extras[index] : NULL;
+}
+
 #if PY_VERSION_HEX >= 0x030C0000
 #define pt_py_request_extra_index PyUnstable_Eval_RequestCodeExtraIndex
-#define pt_py_get_extra PyUnstable_Code_GetExtra
 #define pt_py_set_extra PyUnstable_Code_SetExtra
 #else
 #define pt_py_request_extra_index _PyEval_RequestCodeExtraIndex
-#define pt_py_get_extra _PyCode_GetExtra
 #define pt_py_set_extra _PyCode_SetExtra
 #endif
 
