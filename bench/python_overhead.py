@@ -10,22 +10,27 @@
 #
 # Overhead: every mode runs in fresh processes of this interpreter, the
 # modes interleaved round by round:
-#     off       no perf support
+#     off       no perf support (the control)
 #     perf      python -X perf         (CPython 3.12+: its trampoline, perf map)
 #     perf_jit  python -X perf_jit     (CPython 3.13+: its trampoline, jitdump)
 #     pt_map    perftramp.enable("perfmap") first thing
 #     pt_jit    perftramp.enable("jitdump") first thing
 #     hook      perftramp's PEP 523 hook without trampolines (_hook_only):
 #               what the hook itself costs, whoever installs it
-# Each process warms every workload up once (trampolines made, caches
-# filled), then times each one REPS times in CPU time (single-threaded and
-# CPU-bound: its wall time on a core of its own; time spent descheduled on
-# a shared machine does not count).  Per mode and workload the fastest of
-# all rounds counts (noise only ever adds time).  Ratios:
-#     overhead_vs_builtin_<w>      pt_map / perf
-#     overhead_vs_builtin_jit_<w>  pt_jit / perf_jit
+# Each process warms every workload up (trampolines made, instructions
+# specialized), times each one REPS times in CPU time with its mode on,
+# then switches the mode off (perftramp.disable(),
+# sys.deactivate_stack_trampoline()) and does the same again: the cost of
+# a mode is on/off *within one process*.  A shared machine slows whole
+# processes (a busy sibling CPU, a neighbour's burst): comparing the
+# fastest runs of different processes read 1.3-1.5 for the no-call loop
+# here, within a process the loop reads 1.00.  Per mode and workload the
+# median over the processes counts; the ratios:
+#     overhead_vs_builtin_<w>      pt_map cost / perf cost
+#     overhead_vs_builtin_jit_<w>  pt_jit cost / perf_jit cost
 #     overhead_vs_builtin[_jit]    their geometric mean over the workloads
-#     overhead_vs_off_<w>, builtin_vs_off_<w>, hook_vs_off_<w>: the context
+#     overhead_vs_off_<w>, builtin_vs_off_<w>, hook_vs_off_<w>: the costs
+#     control_<w>: the off mode's second block against its first (~1.0)
 # Instructions (callgrind, deterministic where times are not): fib(20)
 # run inside math.fsum, with collection on only there, after a warm-up:
 #     ir_per_call_off / _builtin / _perftramp  instructions per Python call
@@ -36,7 +41,8 @@
 # to the module's code:
 #     stacks_vs_builtin_fp     perftramp (perf map) / -X perf, --call-graph fp
 #     stacks_vs_builtin_dwarf  perftramp (jitdump) / -X perf_jit, --call-graph
-#                              dwarf + perf inject --jit (3.13)
+#                              dwarf + perf inject --jit (3.13; on 3.12, whose
+#                              best is -X perf there, n/a with both shares)
 # and from the same dwarf runs: dump_bytes_vs_builtin (jit-<pid>.dump
 # sizes), jitted_so_perftramp / jitted_so_builtin (perf inject's .so
 # files), and map_bytes_vs_builtin from the fp runs.
@@ -110,31 +116,44 @@ WORKLOADS = [("fib", w_fib), ("methods", w_methods), ("generator", w_generator),
 
 # ---- one measured process ----------------------------------------------------
 
+def timed_block(reps):
+    """The fastest CPU time of each workload over REPS rounds, after a warm-up
+    (trampolines made, specialized instructions settled)."""
+    for _, fn in WORKLOADS:
+        fn()
+    times = {name: [] for name, _ in WORKLOADS}
+    for _ in range(reps):
+        for name, fn in WORKLOADS:
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: min(ts) for name, ts in times.items()}
+
+
 def child(mode, reps, dumpdir):
+    """Times the workloads with MODE on, then switches it off in the same
+    process and times them again: on/off within one process, one CPU, one
+    second, whatever the machine did to the processes before and after."""
     if mode in ("pt_map", "pt_jit", "hook"):
         import perftramp
         perftramp.enable(outputs="jitdump" if mode == "pt_jit" else "perfmap", jitdump_dir=dumpdir)
         if mode == "hook":
             from perftramp import _perftramp
             _perftramp._hook_only(True)
-    best = {}
     try:
-        for name, fn in WORKLOADS:
-            fn()
-        times = {name: [] for name, _ in WORKLOADS}
-        for _ in range(reps):
-            for name, fn in WORKLOADS:
-                t0 = time.process_time()
-                fn()
-                times[name].append(time.process_time() - t0)
-        best = {name: min(ts) for name, ts in times.items()}
+        on = timed_block(reps)
+        if mode in ("pt_map", "pt_jit", "hook"):
+            perftramp.disable()
+        elif mode in ("perf", "perf_jit"):
+            sys.deactivate_stack_trampoline()
+        off = timed_block(reps)
     finally:
         for path in ("/tmp/perf-%d.map" % os.getpid(), "/tmp/jit-%d.dump" % os.getpid()):
             try:  # CPython writes these to /tmp whatever the directory
                 os.unlink(path)
             except FileNotFoundError:
                 pass
-    print(json.dumps(best))
+    print(json.dumps({w: [on[w], off[w]] for w in on}))
 
 
 def ir_child(mode, n):
@@ -179,25 +198,29 @@ def flags(mode):
 
 def overhead(rounds, reps, tmp):
     ms = modes()
-    best = {m: {} for m in ms}
+    best = {m: {} for m in ms}      # fastest time with the mode on, over all processes
+    cost = {m: {} for m in ms}      # per process: on / off, same process
     for r in range(rounds):
         for m in ms[r % len(ms):] + ms[:r % len(ms)]:  # a different order every round
             out = subprocess.run([sys.executable, *flags(m), os.path.abspath(__file__), "child", m, str(reps), tmp],
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 raise SystemExit("python_overhead: mode %s failed: %s" % (m, out.stderr.strip()[-300:]))
-            for w, t in json.loads(out.stdout.strip().splitlines()[-1]).items():
-                best[m][w] = min(best[m].get(w, t), t)
+            for w, (on, off) in json.loads(out.stdout.strip().splitlines()[-1]).items():
+                best[m][w] = min(best[m].get(w, on), on)
+                cost[m].setdefault(w, []).append(on / off)
             for f in os.listdir(tmp):  # the pt_jit children's dumps
                 os.unlink(os.path.join(tmp, f))
     names = [w for w, _ in WORKLOADS]
-    note("overhead: %d rounds x %d modes (%s), %d timed runs per workload per process, fastest CPU time"
-         % (rounds, len(ms), " ".join(ms), reps))
+    med = {m: {w: statistics.median(cost[m][w]) for w in names} for m in ms}
+    note("overhead: %d rounds x %d modes (%s); each process times every workload %d times with its mode on, "
+         "then switches it off and times them again; fastest CPU time of each block" % (rounds, len(ms), " ".join(ms), reps))
     for m in ms:
-        note("%s: %s" % (m, ", ".join("%s %.2f ms" % (w, 1000 * best[m][w]) for w in names)))
+        note("%s: on %s; on/off median %s" % (m, ", ".join("%s %.2f ms" % (w, 1000 * best[m][w]) for w in names),
+                                             ", ".join("%s %.3f" % (w, med[m][w]) for w in names)))
 
     def ratios(label, num, den):
-        rs = [best[num][w] / best[den][w] for w in names]
+        rs = [med[num][w] / med[den][w] for w in names]
         for w, r in zip(names, rs):
             key("%s_%s" % (label, w), r)
         key(label, math.exp(sum(map(math.log, rs)) / len(rs)))
@@ -207,10 +230,11 @@ def overhead(rounds, reps, tmp):
     if "perf_jit" in ms:
         ratios("overhead_vs_builtin_jit", "pt_jit", "perf_jit")
     for w in names:
-        key("overhead_vs_off_%s" % w, best["pt_map"][w] / best["off"][w])
-        key("hook_vs_off_%s" % w, best["hook"][w] / best["off"][w])
+        key("overhead_vs_off_%s" % w, med["pt_map"][w])
+        key("hook_vs_off_%s" % w, med["hook"][w])
+        key("control_%s" % w, med["off"][w])  # off both times: what the method itself reads
         if "perf" in ms:
-            key("builtin_vs_off_%s" % w, best["perf"][w] / best["off"][w])
+            key("builtin_vs_off_%s" % w, med["perf"][w])
 
 
 def instructions():
@@ -352,7 +376,11 @@ def stacks(srcdir, seconds, tmp):
     if "map_bytes" in fp_pt_facts and "map_bytes" in fp_b_facts:
         key("map_bytes_vs_builtin", fp_pt_facts["map_bytes"] / fp_b_facts["map_bytes"])
     if VERSION < (3, 13):
-        key("stacks_vs_builtin_dwarf", "n/a (3.12 has no -X perf_jit: perftramp's jitdump gives %.1f%%)" % dwarf_pt)
+        # 3.12's best in dwarf mode: -X perf, whose trampolines have no unwind info
+        dwarf_b, _ = stack_run(srcdir, tmp, "builtin-dwarf", "dwarf,65528", lambda s: py + ["-X", "perf", s, str(seconds)])
+        key("stacks_dwarf_builtin_pct", dwarf_b, "%.1f")
+        ratio_key("stacks_vs_builtin_dwarf", dwarf_pt, dwarf_b, "3.12 has no -X perf_jit; -X perf gave %.1f%% complete "
+                  "stacks in dwarf mode (no unwind info for its trampolines), perftramp's jitdump %.1f%%" % (dwarf_b, dwarf_pt))
         key("dump_bytes_vs_builtin", "n/a (3.12 has no jitdump of its own)")
         return
     dwarf_b, b_facts = stack_run(srcdir, tmp, "builtin-dwarf", "dwarf,65528",
