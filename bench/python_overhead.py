@@ -33,7 +33,7 @@
 #     control_<w>: the off mode's second block against its first (~1.0)
 # Instructions (callgrind, deterministic where times are not): fib(20)
 # run inside math.fsum, with collection on only there, after a warm-up:
-#     ir_per_call_off / _builtin / _perftramp  instructions per Python call
+#     ir_per_call_off / _hook / _builtin / _perftramp  instructions per Python call
 #     ir_vs_builtin                             perftramp / -X perf
 # Stacks: tests/python_stack_workload.py (function, method, generator,
 # recursion) under perf record -k 1; tests/python_stacks.py counts, among
@@ -160,9 +160,12 @@ def ir_child(mode, n):
     """Enables MODE, warms up, then runs fib(N) inside math.fsum, the one
     function callgrind collects in (--toggle-collect=math_fsum)."""
     import math
-    if mode == "pt_map":
+    if mode in ("pt_map", "hook"):
         import perftramp
         perftramp.enable(outputs="perfmap")
+        if mode == "hook":
+            from perftramp import _perftramp
+            _perftramp._hook_only(True)
     try:
         fib(10)
         math.fsum(fib(n) for _ in range(1))
@@ -244,7 +247,7 @@ def instructions():
     n = 20
     calls = lambda k: 1 if k < 2 else 1 + calls(k - 1) + calls(k - 2)
     per_call = {}
-    ms = ["off", "pt_map"] + (["perf"] if VERSION >= (3, 12) else [])
+    ms = ["off", "hook", "pt_map"] + (["perf"] if VERSION >= (3, 12) else [])
     with tempfile.TemporaryDirectory() as d:
         for m in ms:
             out = os.path.join(d, "callgrind.out")
@@ -264,6 +267,7 @@ def instructions():
             per_call[m] = total / calls(n)
     note("instructions: callgrind, fib(%d) = %d Python calls inside math.fsum" % (n, calls(n)))
     key("ir_per_call_off", per_call["off"], "%.0f")
+    key("ir_per_call_hook", per_call["hook"], "%.0f")
     key("ir_per_call_perftramp", per_call["pt_map"], "%.0f")
     if "perf" in per_call:
         key("ir_per_call_builtin", per_call["perf"], "%.0f")
@@ -361,6 +365,9 @@ def stacks(srcdir, seconds, tmp):
         __import__("sysconfig").get_config_var("PY_CORE_CFLAGS") or "") else "frame pointers"
     dwarf_pt, pt_facts = stack_run(srcdir, tmp, "perftramp-dwarf", "dwarf,65528", pt("jitdump", ("--jitdump-dir", tmp)), tmp)
     key("stacks_dwarf_perftramp_pct", dwarf_pt, "%.1f")
+    if "loads" in pt_facts:
+        key("loads_perftramp", pt_facts["loads"], "%d")
+        key("jitted_so_perftramp", pt_facts["jitted_so"], "%d")
     for f in os.listdir(tmp):
         if f.startswith(("jit-", "jitted-")):
             os.unlink(os.path.join(tmp, f))
@@ -391,9 +398,7 @@ def stacks(srcdir, seconds, tmp):
         key("dump_bytes_vs_builtin", pt_facts["dump_bytes"] / b_facts["dump_bytes"])
         key("dump_bytes_per_load_vs_builtin", (pt_facts["dump_bytes"] / pt_facts["loads"])
             / (b_facts["dump_bytes"] / b_facts["loads"]))
-        key("loads_perftramp", pt_facts["loads"], "%d")
         key("loads_builtin", b_facts["loads"], "%d")
-        key("jitted_so_perftramp", pt_facts["jitted_so"], "%d")
         key("jitted_so_builtin", b_facts["jitted_so"], "%d")
         note("dump bytes: perftramp %d B for %d LOADs, -X perf_jit %d B for %d LOADs"
              % (pt_facts["dump_bytes"], pt_facts["loads"], b_facts["dump_bytes"], b_facts["loads"]))
