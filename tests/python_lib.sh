@@ -4,10 +4,21 @@
 # 3.11, 3.12, 3.13, python3.X and python3 on PATH), each with the module
 # `make python` built for it, and print one proof line per version:
 #     PROOF: python.<ver>.<test> proven|failed|not-run <detail>
+# A version with no interpreter on this machine gets an information line,
+# not a proof line: its proofs are not this machine's to make (strict mode,
+# docs/testing.md, would otherwise fail every machine without pyenv).  An
+# interpreter found but unusable (no module built for it, no venv) is
+# not-run: that is a gap strict mode must see.
 #
 #   . "${PT_SRCDIR:-.}/tests/python_lib.sh"
 #   each_python TEST FUNCTION    # FUNCTION runs once per version, in a subshell
 #   python_exit                  # 1 if a version failed, 77 if none ran, else 0
+#   skip_all REASON TEST...      # the whole test cannot run (no perf, say): the
+#                                # not-run line of each TEST per found version, SKIP
+#
+# A proof that does not apply to an interpreter (the fp proof on a CPython
+# built without frame pointers: CPython's own test skips there too) gets an
+# information line with what was measured instead.
 #
 # FUNCTION sees $PYTHON (the interpreter), $PYVER (3.12), $module (the
 # built extension), $vtmp (an empty directory of its own, removed after),
@@ -16,7 +27,7 @@
 # with sanitizers (the CI's ASan pass), with their runtimes preloaded,
 # since python itself is not instrumented (`env $python_env CMD` does the
 # same for any command).  FUNCTION ends with one of
-#     proven DETAIL     fail REASON     not_run REASON
+#     proven DETAIL     fail REASON     not_run REASON     not_applicable DETAIL
 # (or exits non-zero: failed).  forget_pid PID removes /tmp/perf-PID.map,
 # /tmp/jit-PID.dump and /tmp/jitted-PID-*.so when the test ends: CPython
 # writes its own files there whatever the directory asked for.
@@ -33,7 +44,7 @@ pt_cleanup() {
 trap pt_cleanup EXIT
 trap 'exit 130' INT TERM
 pt_pythons=$(sh "${PT_SRCDIR:-.}/examples/python/pythons.sh")
-pt_proven=0 pt_failed=0
+pt_proven=0 pt_failed=0 pt_inapplicable=0
 PYTHONPATH_OUTSIDE=${PYTHONPATH:-}
 
 skip() { # the whole test, before any version ran
@@ -50,9 +61,22 @@ fail() {
     exit 1
 }
 not_run() {
-    echo "NOT-RUN: $*"
+    echo "not run: $*"
     echo "$*" > "$vtmp/.result"
     exit 77
+}
+not_applicable() {
+    echo "$*" > "$vtmp/.result"
+    exit 78
+}
+skip_all() {
+    why=$1
+    shift
+    echo "$pt_pythons" | while read -r ver exe _; do
+        [ "$exe" = - ] && continue
+        for t in "$@"; do echo "PROOF: python.$ver.$t not-run $why"; done
+    done
+    skip "$why"
 }
 forget_pid() {
     echo "$1" >> "$pt_top/pids"
@@ -86,7 +110,7 @@ each_python() {
     while read -r ver exe why; do
         [ -n "$ver" ] || continue
         if [ "$exe" = - ]; then
-            echo "PROOF: python.$ver.$pt_test not-run $why"
+            echo "python.$ver.$pt_test: not on this machine: $why"
             continue
         fi
         echo "=== $pt_test, CPython $ver: $exe"
@@ -101,6 +125,12 @@ each_python() {
             line="proven ${result:-ok}"
             ;;
         77) line="not-run ${result:-no reason given}" ;;
+        78)
+            echo "python.$ver.$pt_test: does not apply here: $result"
+            pt_inapplicable=$((pt_inapplicable + 1))
+            rm -rf "$vtmp"
+            continue
+            ;;
         *)
             pt_failed=$((pt_failed + 1))
             line="failed ${result:-exit status $st}"
@@ -115,7 +145,7 @@ EOF
 
 python_exit() {
     [ "$pt_failed" -eq 0 ] || exit 1
-    [ "$pt_proven" -gt 0 ] ||
+    [ "$pt_proven" -gt 0 ] || [ "$pt_inapplicable" -gt 0 ] ||
         skip "no supported CPython ran ($(echo "$pt_pythons" | tr '\n' ';' | sed 's/;$//'))"
     exit 0
 }

@@ -13,16 +13,17 @@
 #     through the trampolines only if CPython keeps them too: CPython's own
 #     fp test skips itself on a build without them ("Unwinding is
 #     unreliable"), and so does this proof -- after measuring what fp mode
-#     and dwarf mode give on that build, and saying so in the not-run line.
+#     and dwarf mode give on that build, and printing it (no PROOF line:
+#     the proof does not apply to that build).
 # PROOF: python.<ver>.perf-dwarf and python.<ver>.perf-fp per version.
 set -u
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
-command -v perf > /dev/null 2>&1 || skip "perf is not installed"
+command -v perf > /dev/null 2>&1 || skip_all "perf is not installed" perf-dwarf perf-fp
 probe=$(mktemp -d "${TMPDIR:-/tmp}/pt-perfprobe.XXXXXX") || exit 99
 HOME=$probe perf --buildid-dir "$probe/debug" record -q -k 1 -e cpu-clock -o "$probe/probe.data" true > /dev/null 2>&1
 probe_ok=$?
 rm -rf "$probe"
-[ $probe_ok -eq 0 ] || skip "perf record is not permitted here"
+[ $probe_ok -eq 0 ] || skip_all "perf record is not permitted here" perf-dwarf perf-fp
 workload=${PT_SRCDIR:-.}/tests/python_stack_workload.py
 stacks=${PT_SRCDIR:-.}/tests/python_stacks.py
 
@@ -75,7 +76,7 @@ perf_fp() {
 sys.exit("no-omit-frame-pointer" not in (sysconfig.get_config_var("PY_CORE_CFLAGS") or ""))'; then
         # what dwarf mode gave on the same build (perf_dwarf's run)
         cp "$pt_top/$PYVER.dwarf.stat" dw.stat 2> /dev/null && dw="; dwarf mode with jitdump: $(stat dw complete) of $(stat dw samples) ($(stat dw complete_pct)%)"
-        not_run "CPython built without frame pointers (CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
+        not_applicable "CPython built without frame pointers (CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
     fi
     [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
     [ $((complete * 10)) -ge $((n * 9)) ] || fail "$complete of $n samples ($pct%) show the complete chain in fp mode, < 90%"
