@@ -329,13 +329,14 @@ def stack_run(srcdir, tmp, label, callgraph, argv, dumpdir=None):
                 facts["jitted_so"] = sum(1 for f in os.listdir(where) if f.startswith("jitted-%d-" % pid))
         txt = os.path.join(d, "script.txt")
         with open(txt, "w") as f:
-            subprocess.run(perf + ["script", "-F", "time,ip,sym", "-i", data], stdout=f, stderr=subprocess.DEVNULL,
+            subprocess.run(perf + ["script", "-F", "time,ip,sym,dso", "-i", data], stdout=f, stderr=subprocess.DEVNULL,
                            env=env, check=True)
         out = subprocess.run([sys.executable, os.path.join(srcdir, "tests", "python_stacks.py"), txt, script, *window],
                              capture_output=True, text=True, check=True).stdout.split()
         stat = dict(zip(out[::2], out[1::2]))
-        note("stacks %s: %s of %s samples complete (%s%%), %s named" % (
-            label, stat["complete"], stat["samples"], stat["complete_pct"], stat["named"]))
+        note("stacks %s: %s of %s samples complete (%s%%), %s named, %s stuck in ld.so (left out)" % (
+            label, stat["complete"], int(stat["samples"]) - int(stat["stuck"]), stat["complete_pct"], stat["named"],
+            stat["stuck"]))
         return float(stat["complete_pct"]), facts
     finally:
         for f in ["/tmp/perf-%d.map" % pid, builtin_dump]:

@@ -31,7 +31,7 @@ perf_cmd() { # perf with its build-id cache and config in this run's directory
     HOME=$vtmp perf --buildid-dir "$vtmp/debug" "$@"
 }
 # record NAME CALLGRAPH CMD...: a perf profile of CMD (the workload)
-# -> NAME.txt (perf script -F time,ip,sym, after perf inject --jit) and
+# -> NAME.txt (perf script -F time,ip,sym,dso, after perf inject --jit) and
 # NAME.stat (tests/python_stacks.py's counts); the pid is forgotten at exit.
 # (fp runs go through perf inject too: it is a no-op without a jitdump.)
 record() {
@@ -43,10 +43,10 @@ record() {
     pid=$(perf_cmd script -F pid -i "$name.data" 2> /dev/null | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
     [ -n "$pid" ] && forget_pid "$pid"
     perf_cmd inject --jit -i "$name.data" -o "$name.jit.data" 2> "$name.err" || fail "perf inject --jit: $(tail -n 1 "$name.err")"
-    perf_cmd script -F time,ip,sym -i "$name.jit.data" > "$name.txt" 2> /dev/null || fail "perf script"
+    perf_cmd script -F time,ip,sym,dso -i "$name.jit.data" > "$name.txt" 2> /dev/null || fail "perf script"
     window=$(sed -n 's/^window //p' "$name.out")
     [ -n "$window" ] || fail "the workload printed no window: $(tail -n 1 "$name.err")"
-    "$PYTHON" "$stacks" "$name.txt" "$PWD/w.py" $window > "$name.stat"
+    "$PYTHON" "$stacks" "$name.txt" "$PWD/w.py" $window 3 > "$name.stat" 2> "$name.incomplete"
     rm -f "$name.data" "$name.jit.data" jitted-*.so
 }
 stat() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1.stat"; }
@@ -54,28 +54,30 @@ stat() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }
 perf_dwarf() {
     record on dwarf,65528 env $python_env "$PYTHON" -m perftramp --outputs jitdump --jitdump-dir "$PWD" w.py 0.6
     echo "perftramp, jitdump + dwarf: $(cat on.stat)"
+    cat on.incomplete # the first incomplete stacks, if any, for the record
     for f in work down steps Walker.walk main "<module>"; do
         grep -qF "py::$f:$PWD/w.py" on.txt || fail "perf script shows no py::$f:<workload> frame"
     done
-    n=$(stat on samples) complete=$(stat on complete) pct=$(stat on complete_pct)
+    n=$(($(stat on samples) - $(stat on stuck))) complete=$(stat on complete) pct=$(stat on complete_pct)
     [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
     [ $((complete * 10)) -ge $((n * 9)) ] || fail "$complete of $n samples ($pct%) show the complete chain, < 90%"
+    [ "$(stat on stuck)" -eq 0 ] || stuck=" ($(stat on stuck) more never left their first frame, in ld.so)"
     cp on.stat "$pt_top/$PYVER.dwarf.stat" # perf_fp reports it too
     record off fp "$PYTHON" w.py 0.6
     echo "without perftramp: $(cat off.stat)"
     [ "$(stat off samples)" -ge 50 ] || fail "only $(stat off samples) samples without perftramp"
     [ "$(stat off named)" -eq 0 ] || fail "py:: names appear without perftramp"
-    proven "$complete of $n samples ($pct%) show work < down x9 < steps < Walker.walk < main < <module> (jitdump, --call-graph dwarf, perf inject); no py:: name without perftramp"
+    proven "$complete of $n samples ($pct%) show work < down x9 < steps < Walker.walk < main < <module> (jitdump, --call-graph dwarf, perf inject)${stuck:-}; no py:: name without perftramp"
 }
 
 perf_fp() {
     record fp fp env $python_env "$PYTHON" -m perftramp --outputs perfmap w.py 0.6
     echo "perftramp, perf map + fp: $(cat fp.stat)"
-    n=$(stat fp samples) complete=$(stat fp complete) named=$(stat fp named) pct=$(stat fp complete_pct)
+    n=$(($(stat fp samples) - $(stat fp stuck))) complete=$(stat fp complete) named=$(stat fp named) pct=$(stat fp complete_pct)
     if ! "$PYTHON" -c 'import sys, sysconfig
 sys.exit("no-omit-frame-pointer" not in (sysconfig.get_config_var("PY_CORE_CFLAGS") or ""))'; then
         # what dwarf mode gave on the same build (perf_dwarf's run)
-        cp "$pt_top/$PYVER.dwarf.stat" dw.stat 2> /dev/null && dw="; dwarf mode with jitdump: $(stat dw complete) of $(stat dw samples) ($(stat dw complete_pct)%)"
+        cp "$pt_top/$PYVER.dwarf.stat" dw.stat 2> /dev/null && dw="; dwarf mode with jitdump: $(stat dw complete) of $(($(stat dw samples) - $(stat dw stuck))) ($(stat dw complete_pct)%)"
         not_applicable "CPython built without frame pointers (CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
     fi
     [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
