@@ -50,7 +50,8 @@ fib(12)
 with open("/tmp/perf-%d.map" % os.getpid()) as f:
     print("fib in the perf map:", any(" py::fib:" in line for line in f))
 PY
-    "$py" -m perftramp --outputs perfmap script.py > out 2>&1
+    # the ASan build's library needs the sanitizer runtimes preloaded (python_lib.sh)
+    env ${preload:+LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0} "$py" -m perftramp --outputs perfmap script.py > out 2>&1
     st=$?
     cat out
     pid=$(sed -n 's/^pid //p' out)

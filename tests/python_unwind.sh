@@ -57,7 +57,9 @@ def baz():
     bar()
 baz()
 PY
-    env $python_env ASAN_OPTIONS=detect_leaks=0 gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
+    # the environment (sanitizer runtimes included) for python, not for gdb itself
+    gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
+        -ex "set exec-wrapper env $python_env ASAN_OPTIONS=detect_leaks=0" \
         -ex 'set breakpoint pending on' -ex 'break getsid' -ex run -ex bt -ex kill \
         --args "$PYTHON" -m perftramp --outputs "$1" gbt.py > gdb.txt 2>&1
     # "#7  0x... in py::foo:/dir/gbt[py] ()": gdb prints the file name's ".py" as "[py]"
