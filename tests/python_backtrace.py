@@ -38,10 +38,12 @@ def baz():
 
 pcs, syms = baz()
 spans = []
-with open("/tmp/perf-%d.map" % os.getpid()) as f:
+perf_map = "/tmp/perf-%d.map" % os.getpid()
+with open(perf_map) as f:
     for line in f:
         start, size, name = line.rstrip("\n").split(" ", 2)
         spans.append((int(start, 16), int(size, 16), name))
+os.unlink(perf_map)  # read: nothing is left behind in /tmp
 names = []
 for pc in pcs:
     for start, size, name in spans:
