@@ -21,17 +21,23 @@
 typedef long (*target_fn)(long);
 
 /* noipa: no inlining, cloning or merging of identical bodies, so both loops
- * keep their own symbol and make a real indirect call. */
-__attribute__((noipa)) long loop_direct(target_fn f, long n);
-__attribute__((noipa)) long loop_tramp(target_fn f, long n);
-__attribute__((noipa)) long loop_direct(target_fn f, long n)
+ * keep their own symbol and make a real indirect call.  clang has no noipa:
+ * noinline there, and clang does not merge functions unless asked to. */
+#if defined(__clang__)
+#define BENCH_NOIPA __attribute__((noinline, used))
+#else
+#define BENCH_NOIPA __attribute__((noipa))
+#endif
+BENCH_NOIPA long loop_direct(target_fn f, long n);
+BENCH_NOIPA long loop_tramp(target_fn f, long n);
+BENCH_NOIPA long loop_direct(target_fn f, long n)
 {
     unsigned long s = 0; /* wraps: the targets return arbitrary values */
     for (long i = 0; i < n; i++)
         s += (unsigned long)f(i);
     return (long)s;
 }
-__attribute__((noipa)) long loop_tramp(target_fn f, long n)
+BENCH_NOIPA long loop_tramp(target_fn f, long n)
 {
     unsigned long s = 0; /* wraps: the targets return arbitrary values */
     for (long i = 0; i < n; i++)
@@ -39,7 +45,7 @@ __attribute__((noipa)) long loop_tramp(target_fn f, long n)
     return (long)s;
 }
 
-__attribute__((noipa)) static long empty_target(long x)
+BENCH_NOIPA static long empty_target(long x)
 {
     return x;
 }
@@ -47,7 +53,7 @@ __attribute__((noipa)) static long empty_target(long x)
 /* A dependent multiply-add chain: latency-bound, so its time per call is
  * steady; `spin` is calibrated to make one call last about 100 ns. */
 static volatile long spin = 64;
-__attribute__((noipa)) static long work_target(long x)
+BENCH_NOIPA static long work_target(long x)
 {
     unsigned long v = (unsigned long)x;
     for (long k = spin; k > 0; k--)
