@@ -36,7 +36,9 @@ int cli_input_list_records(struct cli_input *in, FILE *out, double timeout_s, ch
 
 struct cli_perf {
     struct pt_jd_perf perf;
-    char source[96]; /* "perf 6.1.187 on this machine", "--perf-version 6.17", "no perf found" */
+    /* "perf 6.1.187 on this machine", "--perf-version 6.17", "no perf found";
+     * room for a 63-byte version and ", without libcrypto" */
+    char source[128];
 };
 /* Parses "X.Y" or "X.Y+libcrypto"; returns 0 or -1. */
 int cli_perf_from_option(struct cli_perf *p, const char *arg);

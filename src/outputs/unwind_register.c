@@ -218,6 +218,7 @@ static int register_nongnu(const struct pt_slots *s, struct pt_unwind *u, struct
 
 int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a)
 {
+    (void)s; /* only the nongnu libunwind registration needs the slot stride */
     if (!u || !a->eh_off || !a->eh_len) {
         errno = EINVAL;
         return -1;
