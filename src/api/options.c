@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* $PERFTRAMP: a comma list of perfmap,jitdump,unwind,gdb,all. */
+/* What perftramp_open was asked for: the caller's options, read by the
+ * size-safe growth rule (api/sized.h), or $PERFTRAMP when there are none.
+ * $PERFTRAMP is a comma list of output names. */
+#include "config.h"
+
 #include "api/context.h"
+#include "api/sized.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The public struct has no tail padding, so a field added later always
+ * grows sizeof (api/sized.h).  A new field adds its own assertion that it
+ * starts where the previous one ended, and this one moves to it. */
+_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved),
+               "struct perftramp_options must end with its last field");
+
+/* The struct as 0.1, the first release, defined it: no header ever had a
+ * smaller one.  The perftramp_open function (not the macro) reads this. */
+const size_t pt_options_size_0_1 = PT_SIZED_END(struct perftramp_options, reserved);
 
 static const struct {
     const char *word;
@@ -15,8 +31,8 @@ static const struct {
 
 int pt_parse_outputs(const char *spec, unsigned *out)
 {
-    unsigned bits = 0;
     const char *p = spec ? spec : "";
+    unsigned bits = 0;
     while (*p) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
@@ -34,5 +50,23 @@ int pt_parse_outputs(const char *spec, unsigned *out)
         p += n;
     }
     *out = bits;
+    return 0;
+}
+
+int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, size_t opts_size)
+{
+    memset(o, 0, sizeof *o);
+    if (!opts) {
+        if (pt_parse_outputs(getenv("PERFTRAMP"), &o->pub.outputs) < 0)
+            return -1;
+    } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
+        return -1;
+    }
+    if ((o->pub.outputs & ~PERFTRAMP_ALL) || (o->pub.flags & ~PERFTRAMP_ATFORK) || o->pub.reserved) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!o->pub.jitdump_dir)
+        o->pub.jitdump_dir = getenv("JITDUMPDIR");
     return 0;
 }

@@ -112,18 +112,12 @@ static void child_after_fork(void *ctx)
     perftramp_after_fork_child(ctx);
 }
 
-perftramp *perftramp_open(const struct perftramp_options *opts)
+perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size)
 {
-    struct perftramp_options o = {0};
-    if (opts) {
-        o = *opts;
-    } else if (pt_parse_outputs(getenv("PERFTRAMP"), &o.outputs) < 0) {
+    struct pt_options read;
+    if (pt_options_read(&read, opts, opts_size) < 0)
         return NULL;
-    }
-    if ((o.outputs & ~PERFTRAMP_ALL) || (o.flags & ~PERFTRAMP_ATFORK)) {
-        errno = EINVAL;
-        return NULL;
-    }
+    const struct perftramp_options o = read.pub;
     const struct pt_arch *arch = pt_arch_host();
     if (!arch) {
         errno = ENOTSUP;
@@ -153,7 +147,7 @@ perftramp *perftramp_open(const struct perftramp_options *opts)
         e = errno;
         goto fail;
     }
-    const char *dir = o.jitdump_dir ? o.jitdump_dir : getenv("JITDUMPDIR");
+    const char *dir = o.jitdump_dir;
     if (dir && *dir && !(pt->jitdump_dir = strdup(dir))) {
         e = ENOMEM;
         goto fail;
@@ -186,6 +180,13 @@ fail:
     destroy(pt);
     errno = e;
     return NULL;
+}
+
+/* The function behind the perftramp_open macro's name, for callers that
+ * cannot pass a size: it reads the struct as 0.1 defined it. */
+perftramp *(perftramp_open)(const struct perftramp_options *opts)
+{
+    return perftramp_open_sized(opts, pt_options_size_0_1);
 }
 
 perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name)

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# perftramp beside another JIT that has its own GDB JIT descriptor
+# (tests/gdb_foreign_jit_prog.c): in-process, neither list holds the
+# other's entries; under gdb, a breakpoint in the foreign function called
+# through a trampoline shows both JITs' names in one backtrace:
+#   foreign_jit_answer <- pt_calls_foreign <- main
+: "${PT_BUILDDIR:=.}"
+prog=$PT_BUILDDIR/tests/gdb_foreign_jit_prog
+so=$PT_BUILDDIR/.libs/libperftramp.so
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+[ -f "$so" ] || { echo "SKIP: $so not built"; exit 77; }
+command -v nm >/dev/null 2>&1 || { echo "SKIP: nm is not installed"; exit 77; }
+# gdb reads perftramp's descriptor from the library's symbol table, as a
+# local symbol: exported, gdb would read the host's instead
+offset=$(nm "$so" | awk '$3 == "__jit_debug_descriptor" && $2 == "d" {print $1}')
+[ -n "$offset" ] || { echo "FAIL: no local __jit_debug_descriptor in $so"; nm "$so" | grep jit_debug; exit 1; }
+if nm -D "$so" | grep -q jit_debug; then
+    echo "FAIL: $so exports the GDB JIT symbols"; exit 1
+fi
+PT_JIT_DESCRIPTOR_OFFSET=$offset
+export PT_JIT_DESCRIPTOR_OFFSET
+out=$("$prog" 2>&1)
+rc=$?
+echo "$out"
+if [ $rc -eq 77 ]; then
+    echo "PROOF: gdb.foreign-jit not-run not an x86-64 host"
+    exit 77
+fi
+if [ $rc -ne 0 ]; then
+    echo "PROOF: gdb.foreign-jit failed in-process: $(echo "$out" | grep FAIL | head -1)"
+    exit 1
+fi
+if ! command -v gdb >/dev/null 2>&1; then
+    echo "SKIP: gdb is not installed"
+    echo "PROOF: gdb.foreign-jit not-run gdb missing"
+    exit 77
+fi
+# LeakSanitizer cannot run under ptrace (sanitizer builds)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
+out=$(gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'set breakpoint pending on' -ex 'break foreign_jit_answer' -ex run -ex bt -ex continue \
+    --args "$prog" 2>&1)
+frames=$(printf '%s\n' "$out" | sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p')
+want="0 foreign_jit_answer
+1 pt_calls_foreign
+2 main"
+if [ "$frames" = "$want" ] && printf '%s\n' "$out" | grep -q '^ok: host list'; then
+    echo "ok: gdb bt: $(printf '%s' "$frames" | tr '\n' ' ')"
+    echo "PROOF: gdb.foreign-jit proven $(echo "$out" | sed -n 's/.*perftramp list \([0-9]*\) entries.*/\1/p' | head -1) perftramp entries and 1 host entry in separate lists; gdb bt: foreign_jit_answer < pt_calls_foreign < main"
+    exit 0
+fi
+echo "FAIL: gdb bt: expected"
+printf '%s\n' "$want"
+echo "got:"
+printf '%s\n' "$out" | grep -E '^#|warning|error|FAIL|^ok' | head -n 20
+echo "PROOF: gdb.foreign-jit failed gdb bt does not show both JITs"
+exit 1
