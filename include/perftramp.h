@@ -103,6 +103,9 @@ PERFTRAMP_API perftramp *perftramp_open(const struct perftramp_options *opts);
  * `name` is copied; it is what perf and gdb show for the trampoline.
  * perf outputs write control bytes (0x00-0x1f, 0x7f) as \xNN and keep
  * names whole up to 4096 bytes, cutting longer ones with "..." (docs/perf.md).
+ * An empty name is shown as "[anonymous@0x<address>]" in every output
+ * (perf map, jitdump, gdb): never a blank name, and two anonymous
+ * functions stay apart in a profile.
  *
  * Returns NULL and sets errno on failure:
  *   EINVAL   pt, target or name is NULL

@@ -6,6 +6,7 @@
 #include "api/context.h"
 #include "emit/eh_frame.h"
 #include "outputs/outputs.h"
+#include "outputs/perf_name.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -195,8 +196,10 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
         errno = EINVAL;
         return NULL;
     }
+    /* "" is shown as [anonymous@0x<address>], known once the slot is */
+    bool anonymous = *name == 0;
     char *copy = NULL;
-    if (pt->slots.keep_names && !(copy = strdup(name))) {
+    if (pt->slots.keep_names && !(copy = anonymous ? malloc(PT_ANON_NAME_SIZE) : strdup(name))) {
         errno = ENOMEM;
         return NULL;
     }
@@ -219,6 +222,12 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
     __builtin___clear_cache((char *)x, (char *)x + pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;
+    char anon[PT_ANON_NAME_SIZE];
+    if (anonymous) {
+        name = pt_anon_name(anon, x);
+        if (copy)
+            memcpy(copy, anon, sizeof anon);
+    }
     if (a->names)
         a->names[i] = copy;
 
