@@ -66,8 +66,13 @@ struct perftramp_options {
 };
 
 /* Creates a context.  opts == NULL reads the outputs from the environment
- * variable PERFTRAMP, a comma list of perfmap,jitdump,unwind,gdb,all (unset
- * or empty: no outputs).
+ * variable PERFTRAMP (ignored in setuid/setgid programs: secure_getenv):
+ *   unset, empty, 0, no, false, off   no outputs
+ *   1, yes, true, on                  PERFTRAMP_PERF_MAP, the cheap default
+ *                                     that `perf record` uses as is (like
+ *                                     CPython's PYTHONPERFSUPPORT=1)
+ *   a comma list of perfmap, jitdump, unwind, gdb, all
+ * (words in any case).  $JITDUMPDIR is read the same way.
  *
  * perftramp_open is a macro: it passes the size of struct
  * perftramp_options as this header defines it to perftramp_open_sized,
