@@ -50,7 +50,7 @@ typedef struct perftramp perftramp;
 #define PERFTRAMP_ALL      0xfu
 
 /* Flags for perftramp_options.flags. */
-#define PERFTRAMP_ATFORK   0x1u /* install perftramp_after_fork_child() with pthread_atfork */
+#define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
  * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
@@ -135,11 +135,16 @@ PERFTRAMP_API int perftramp_output_error(perftramp *pt, unsigned output);
 
 /* Call in the child after fork().  The child gets its own
  * jit-<childpid>.dump and perf-<childpid>.map, each holding every
- * trampoline live in the child; the parent's files are not touched.
- * Trampolines made before the fork keep working in the child.
+ * trampoline live in the child, written now; the parent's files are not
+ * touched.  Trampolines made before the fork keep working in the child.
  * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
- * perftramp call in the child, while the child is still single-threaded;
- * PERFTRAMP_ATFORK does this for you. */
+ * perftramp call in the child, while the child is still single-threaded.
+ *
+ * PERFTRAMP_ATFORK does the same lazily: the child writes nothing at the
+ * fork, and its files (every live trampoline, then the new one) are
+ * written at its first perftramp_wrap, or when it calls this function.
+ * A child that only execs, or exits, or releases and closes, writes no
+ * file at all: fork + exec costs no I/O however many trampolines live. */
 PERFTRAMP_API int perftramp_after_fork_child(perftramp *pt);
 
 /* Releases every trampoline, deregisters unwind and gdb information,

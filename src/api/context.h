@@ -30,6 +30,9 @@ struct perftramp {
     uint64_t tag_seed, tag_counter;
     pid_t pid;
     char *jitdump_dir;
+    /* PERFTRAMP_ATFORK: forked, the child's files not written yet (the
+     * first wrap, or perftramp_after_fork_child, writes them) */
+    bool fork_pending;
 
     struct pt_perfmap *perfmap;    /* owned by outputs/perfmap.c */
     struct pt_jitdump *jitdump;    /* owned by outputs/jitdump.c */
