@@ -6,7 +6,8 @@
  * DOTNET_PerfMapEnabled=1 are, or a comma list of output names.  The
  * boolean default is the perf map alone: the cheapest output, and the one
  * a plain `perf record` reads without -k 1 or perf inject (CPython's
- * PYTHONPERFSUPPORT=1 means the same).  Words are case-insensitive.
+ * PYTHONPERFSUPPORT=1 means the same).  The boolean words are
+ * case-insensitive; output names are not (PERFMAP is EINVAL, as before).
  * The environment is read with secure_getenv: a setuid or setgid program
  * must not let its caller choose where it writes. */
 #include "config.h"
@@ -74,7 +75,7 @@ int pt_parse_outputs(const char *spec, unsigned *out)
         if (n == 0)
             break;
         size_t k = 0, count = sizeof pt_output_words / sizeof pt_output_words[0];
-        while (k < count && !(strlen(pt_output_words[k].word) == n && strncasecmp(pt_output_words[k].word, p, n) == 0))
+        while (k < count && !(strlen(pt_output_words[k].word) == n && strncmp(pt_output_words[k].word, p, n) == 0))
             k++;
         if (k == count) {
             errno = EINVAL;

@@ -72,7 +72,7 @@ struct perftramp_options {
  *                                     that `perf record` uses as is (like
  *                                     CPython's PYTHONPERFSUPPORT=1)
  *   a comma list of perfmap, jitdump, unwind, gdb, all
- * (words in any case).  $JITDUMPDIR is read the same way.
+ * (the boolean words in any case).  $JITDUMPDIR is read the same way.
  *
  * perftramp_open is a macro: it passes the size of struct
  * perftramp_options as this header defines it to perftramp_open_sized,
