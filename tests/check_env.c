@@ -34,6 +34,7 @@ static void teardown(void)
     unsetenv("JITDUMPDIR");
     unlink(map_path);
     ptt_rmdir(dir);
+    free(dir);
 }
 
 static long plus_one(long x)

@@ -82,6 +82,7 @@ static void teardown(void)
     free(parent_map);
     free(parent_dump);
     ptt_rmdir(dir);
+    free(dir);
 }
 
 /* The parent's files are byte for byte what they were before the fork. */

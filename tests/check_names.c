@@ -51,6 +51,7 @@ static void teardown(void)
 {
     unlink(map_path);
     ptt_rmdir(dir);
+    free(dir);
 }
 
 static void placeholder(char *out, size_t n, void *addr)
