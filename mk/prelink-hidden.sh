@@ -13,11 +13,12 @@ shift
 dir=$(dirname "$out")
 base=$(basename "$out" .lo)
 mkdir -p "$dir/.libs"
-pics= nonpics=
+pics='' nonpics=''
 for lo in "$@"; do
     lodir=$(dirname "$lo")
-    pic_object= non_pic_object=
+    pic_object='' non_pic_object=''
     # a libtool object file is shell: pic_object='...' non_pic_object='...'
+    # shellcheck disable=SC1090
     . "$(cd "$lodir" && pwd)/$(basename "$lo")"
     [ "$pic_object" = none ] || pics="$pics $lodir/$pic_object"
     [ "$non_pic_object" = none ] || nonpics="$nonpics $lodir/$non_pic_object"

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 
 # the exported names, from the version script's global: lists
-sed -e 's|/\*.*\*/||' -e '/\/\*/,/\*\//d' "$map" | tr -s ' \t' '\n\n' |
+sed -e 's|/\*.*\*/||' -e '/\/\*/,/\*\//d' "$map" | tr -s '[:blank:]' '\n' |
     sed -n '/^global:$/,/^local:$/p' | grep -E '^[A-Za-z_][A-Za-z0-9_]*;$' | tr -d ';' | sort -u > "$work/want"
 [ "$(wc -l < "$work/want")" -ge 8 ] || { echo "FAIL: read only $(wc -l < "$work/want") names from $map"; exit 1; }
 

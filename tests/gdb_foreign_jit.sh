@@ -68,7 +68,7 @@ static_note="static link not tried (no libperftramp.a)"
 if [ -f "$ar" ]; then
     work=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-fjit.XXXXXX") || exit 1
     trap 'rm -rf "$work"' EXIT
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2046,SC2086 # flag lists split on purpose
     if ! ${PT_CC:-cc} $PT_CFLAGS -g -O1 -fno-omit-frame-pointer -I"$PT_SRCDIR/include" -I"$PT_SRCDIR/src" \
             -I"$PT_BUILDDIR" -o "$work/static" "$PT_SRCDIR/tests/gdb_foreign_jit_prog.c" \
             "$PT_SRCDIR/src/emit/elf_image.c" "$PT_SRCDIR/src/emit/bytebuf.c" "$ar" \

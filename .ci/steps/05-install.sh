@@ -3,6 +3,7 @@
 # Install into a private prefix, then build a program outside the tree
 # against it with pkg-config, as C and as C++, statically and shared; the
 # installed libraries show only the public API (docs/abi.md).
+# shellcheck disable=SC2046 # pkg-config flag lists are split on purpose
 set -euo pipefail
 prefix=$(mktemp -d /tmp/perftramp-prefix.XXXXXX)
 make install prefix="$prefix" >/dev/null
@@ -28,14 +29,16 @@ cc -std=c11 -o "$out/version" "$out/version.c" $(pc --cflags --libs perftramp)
   echo "PERFTRAMP_VERSION, perftramp_version() and perftramp.pc disagree"; exit 1; }
 # only the public API is exported (docs/abi.md), every name versioned, and
 # the archive defines no other global: internal pt_* names stay inside
-nm -D --defined-only "$prefix/lib/libperftramp.so" | awk '$2 != "A" {print $3}' | grep -Ev '^perftramp_[a-z_]*@@PERFTRAMP_' && {
-  echo "libperftramp.so exports internal or unversioned symbols"; exit 1; } || true
-nm -g --defined-only "$prefix/lib/libperftramp.a" | awk 'NF == 3 {print $3}' | grep -Ev '^perftramp_' && {
-  echo "libperftramp.a defines internal globals"; exit 1; } || true
+bad=$(nm -D --defined-only "$prefix/lib/libperftramp.so" | awk '$2 != "A" {print $3}' |
+  grep -Ev '^perftramp_[a-z_]*@@PERFTRAMP_' || true)
+if [ -n "$bad" ]; then echo "libperftramp.so exports internal or unversioned symbols: $bad"; exit 1; fi
+bad=$(nm -g --defined-only "$prefix/lib/libperftramp.a" | awk 'NF == 3 {print $3}' | grep -Ev '^perftramp_' || true)
+if [ -n "$bad" ]; then echo "libperftramp.a defines internal globals: $bad"; exit 1; fi
 # no reader or validator in the runtime library (they are libperftramp_read)
 readers=$(nm -g --defined-only .libs/libperftramp_read.a | awk 'NF == 3 {print $3}' | sort -u)
-{ nm "$prefix/lib/libperftramp.a"; nm -D "$prefix/lib/libperftramp.so"; } | awk 'NF >= 2 {print $NF}' | sort -u |
-  comm -12 - <(echo "$readers") | grep . && { echo "reader symbols in the installed library"; exit 1; } || true
+bad=$({ nm "$prefix/lib/libperftramp.a"; nm -D "$prefix/lib/libperftramp.so"; } | awk 'NF >= 2 {print $NF}' |
+  sort -u | comm -12 - <(echo "$readers"))
+if [ -n "$bad" ]; then echo "reader symbols in the installed library: $bad"; exit 1; fi
 # a program with its own pt_buf_init & co. links against both
 cc -std=gnu11 -o "$out/private_static" tests/abi/private_names.c $(pc --cflags perftramp) \
   "$prefix/lib/libperftramp.a" $(pc --libs --static libffi) -pthread -ldl

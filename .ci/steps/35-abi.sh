@@ -17,6 +17,7 @@ update=no
 for t in abidw abidiff; do
     command -v "$t" >/dev/null || { echo "35-abi: $t missing: apt-get install abigail-tools (tools/deps/abi.txt)"; exit 1; }
 done
+# shellcheck source=tests/torture/ci-lib.sh
 . tests/torture/ci-lib.sh
 ci_src /tmp/ci-abi-src
 src=$CI_SRC_DIR
