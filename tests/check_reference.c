@@ -435,7 +435,8 @@ static int print_proofs(SRunner *r, int *not_run)
 
 int main(void)
 {
-    snprintf(workdir, sizeof workdir, "%s", "/tmp/perftramp-ref-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(workdir, sizeof workdir, "%s/perftramp-ref-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(workdir)) {
         perror("mkdtemp");
         return 1;

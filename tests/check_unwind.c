@@ -131,7 +131,9 @@ END_TEST
  * mapped_size), and the in-arena .eh_frame must follow that stride. */
 START_TEST(test_all_outputs_wider_stride)
 {
-    char dir[] = "/tmp/perftramp-unwind-XXXXXX";
+    char dir[200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/perftramp-unwind-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     struct perftramp_options o = {.outputs = PERFTRAMP_ALL, .jitdump_dir = dir};
     perftramp *pt = perftramp_open(&o);
@@ -420,8 +422,14 @@ static Suite *suite(void)
     return s;
 }
 
+#ifndef PT_UNWIND_PROOF_ID /* unwind_llvm.sh: -DPT_UNWIND_PROOF_ID="output.llvm-libunwind" */
+#define PT_UNWIND_PROOF_ID "output.libgcc"
+#endif
+
 int main(void)
 {
     int failed = pt_check_run(suite());
+    printf("PROOF: " PT_UNWIND_PROOF_ID " %s\n", failed ? "failed a check through a trampoline broke (see above)"
+                                                         : "proven _Unwind_Backtrace and backtrace(3) through trampolines: every check passed");
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,7 +2,7 @@
 /* jitdump reader and validator.  Format facts: tools/perf/util/jitdump.h
  * (header, prefix, records), jitdump.c (how perf inject consumes them),
  * genelf.c (where .text/.eh_frame/.eh_frame_hdr land in the ELF it
- * synthesizes per LOAD).  See DESIGN.md "jitdump". */
+ * synthesizes per LOAD).  See docs/facts.md "jitdump". */
 #include "read/jitdump_reader.h"
 
 #include "read/eh_decode.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reads and validates jitdump files from untrusted bytes: everything perf
  * checks when it injects a dump (tools/perf/util/jitdump.c, genelf.c), plus
- * perftramp's layout rules (DESIGN.md "jitdump").  Every read is bounds
+ * perftramp's layout rules (docs/facts.md "jitdump").  Every read is bounds
  * checked: garbage in, issues out, never a crash.  Both byte orders. */
 #ifndef PERFTRAMP_JITDUMP_READER_H
 #define PERFTRAMP_JITDUMP_READER_H
