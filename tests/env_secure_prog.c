@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 /* Sanitizer builds: LeakSanitizer cannot run in a setgid (non-dumpable)
  * process, and there the runtime cannot read $ASAN_OPTIONS either. */
@@ -28,6 +29,9 @@ int main(void)
     }
     printf("secure %lu outputs %u", getauxval(AT_SECURE), pt->outputs);
     perftramp_close(pt);
+    char map[64]; /* the perf map $PERFTRAMP may have opened */
+    snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)getpid());
+    unlink(map);
     pt = perftramp_open(&(struct perftramp_options){.outputs = 0});
     if (!pt) {
         printf("\nFAIL: perftramp_open: %s\n", strerror(errno));

@@ -41,12 +41,14 @@ rc=$?
 set -e
 [ -n "${PT_CI_SRC:-}" ] || rm -rf /tmp/ci-abi-src
 if [ $rc -ne 0 ]; then
+    echo "(build kept in $build)"
     echo "35-abi: libperftramp.so differs from $baseline (abidiff exit $rc):"
     cat "$build/abidiff.txt"
     echo "PROOF: abi.baseline failed abidiff exit $rc against $baseline"
     echo "A deliberate change: bump -version-info and the version node as docs/abi.md says, then .ci/steps/35-abi.sh --update"
     exit 1
 fi
+rm -rf "$build"
 funcs=$(grep -c "<elf-symbol " "$baseline" || true)
 echo "35-abi: libperftramp.so matches $baseline ($funcs exported symbols, abidiff exit 0)"
 echo "PROOF: abi.baseline proven abidiff against $baseline: no change in $funcs exported symbols and their types"
