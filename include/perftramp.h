@@ -24,8 +24,7 @@
 #include "perftramp_version.h"
 
 /* Marks the public functions: the library is built with hidden
- * visibility, so only what carries this (and the GDB JIT interface) is
- * exported (docs/abi.md). */
+ * visibility, so only what carries this is exported (docs/abi.md). */
 #if defined(__GNUC__) || defined(__clang__)
 #define PERFTRAMP_API __attribute__((visibility("default")))
 #else
