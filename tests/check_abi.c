@@ -113,7 +113,10 @@ START_TEST(open_reads_only_the_declared_size)
     ck_assert_int_eq(perftramp_close(pt), 0);
     munmap(map, map_len);
     /* the function: the 0.1 struct, also at a guard page */
-    ck_assert_uint_eq(pt_options_size_0_1, sizeof(struct perftramp_options)); /* grows when the struct does */
+    /* the released 0.1 struct: 24 bytes on LP64 (abi/libperftramp.abi), never more than today's */
+    if (sizeof(void *) == 8)
+        ck_assert_uint_eq(pt_options_size_0_1, 24);
+    ck_assert_uint_le(pt_options_size_0_1, sizeof(struct perftramp_options));
     unsigned char *raw = at_page_end(pt_options_size_0_1, &map, &map_len);
     memset(raw, 0, pt_options_size_0_1);
     pt = (perftramp_open)((const struct perftramp_options *)raw);
