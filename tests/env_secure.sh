@@ -7,9 +7,14 @@
 : "${PT_BUILDDIR:=.}"
 prog=$PT_BUILDDIR/tests/env_secure_prog
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a setgid copy and run it as nobody"; exit 77; }
-command -v setpriv >/dev/null 2>&1 || { echo "SKIP: setpriv (util-linux) is not installed"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+skip() {
+    echo "PROOF: env.secure not-run $1"
+    echo "SKIP: $1"
+    exit 77
+}
+[ "$(id -u)" -eq 0 ] || skip "needs root to make a setgid copy and run it as nobody"
+command -v setpriv >/dev/null 2>&1 || skip "setpriv (util-linux) is not installed"
+id nobody >/dev/null 2>&1 || skip "no user nobody"
 nogroup=$(id -gn nobody)
 fail=0
 
@@ -31,7 +36,12 @@ out=$(cd / && PERFTRAMP=yes JITDUMPDIR=/some/where setpriv --reuid=nobody --regi
     "$work/prog" 2>&1)
 case $out in
 "secure 1 outputs 0 jitdump_dir (default)") echo "ok: setgid run: $out" ;;
-"secure 0 "*) echo "SKIP: the setgid copy did not run secure (nosuid mount?): $out"; exit 77 ;;
+"secure 0 "*) skip "the setgid copy did not run secure (nosuid mount?): $out" ;;
 *) echo "FAIL: setgid run: $out"; fail=1 ;;
 esac
+if [ $fail -eq 0 ]; then
+    echo "PROOF: env.secure proven \$PERFTRAMP and \$JITDUMPDIR honoured by a plain run, ignored by a setgid one (AT_SECURE)"
+else
+    echo "PROOF: env.secure failed see above"
+fi
 exit $fail

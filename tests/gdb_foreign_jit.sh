@@ -94,5 +94,5 @@ if [ -f "$ar" ]; then
         exit 1
     fi
 fi
-echo "PROOF: gdb.foreign-jit proven $n perftramp entries and 1 host entry in separate lists; gdb bt: foreign_jit_answer < pt_calls_foreign < main; $static_note"
+echo "PROOF: gdb.foreign-jit proven 5 trampolines in $n perftramp list entry(ies), 1 host entry, lists apart; gdb bt: foreign_jit_answer < pt_calls_foreign < main; $static_note"
 exit 0
