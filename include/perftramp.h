@@ -17,6 +17,20 @@
 #ifndef PERFTRAMP_H
 #define PERFTRAMP_H
 
+#include <stddef.h>
+
+/* PERFTRAMP_VERSION ("MAJOR.MINOR.PATCH"), PERFTRAMP_VERSION_MAJOR,
+ * _MINOR, _PATCH and PERFTRAMP_VERSION_NUMBER (0xMMmmpp) of this header. */
+#include "perftramp_version.h"
+
+/* Marks the public functions: the library is built with hidden
+ * visibility, so only what carries this is exported (docs/abi.md). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFTRAMP_API __attribute__((visibility("default")))
+#else
+#define PERFTRAMP_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,23 +49,43 @@ typedef struct perftramp perftramp;
 #define PERFTRAMP_ALL      0xfu
 
 /* Flags for perftramp_options.flags. */
-#define PERFTRAMP_ATFORK   0x1u /* install perftramp_after_fork_child() with pthread_atfork */
+#define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
- * $JITDUMPDIR or /tmp.  Use designated initialisers: fields may be added
- * at the end in later versions. */
+ * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
+ * first): later versions add fields at the end, and perftramp_open tells
+ * the library how big your struct is, so a program built against this
+ * header keeps working with a newer library (docs/abi.md, "Growing a
+ * struct"). */
 struct perftramp_options {
     unsigned outputs;         /* PERFTRAMP_* output bits */
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
     unsigned flags;           /* PERFTRAMP_ATFORK */
+    unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
 };
 
 /* Creates a context.  opts == NULL reads the outputs from the environment
- * variable PERFTRAMP, a comma list of perfmap,jitdump,unwind,gdb,all (unset
- * or empty: no outputs).
+ * variable PERFTRAMP (ignored in setuid/setgid programs: secure_getenv):
+ *   unset, empty, 0, no, false, off   no outputs
+ *   1, yes, true, on                  PERFTRAMP_PERF_MAP, the cheap default
+ *                                     that `perf record` uses as is (like
+ *                                     CPython's PYTHONPERFSUPPORT=1)
+ *   a comma list of perfmap, jitdump, unwind, gdb, all
+ * (the boolean words in any case).  $JITDUMPDIR is read the same way.
+ *
+ * perftramp_open is a macro: it passes the size of struct
+ * perftramp_options as this header defines it to perftramp_open_sized,
+ * which reads only that many bytes of *opts (and treats later fields as
+ * zero).  A struct larger than the library knows is accepted only when
+ * the fields it does not know are all zero (a newer program asking for a
+ * feature this library lacks gets EINVAL, never silence).  The function
+ * perftramp_open (for callers that cannot use the macro: FFI bindings,
+ * function pointers) reads the struct as version 0.1 defined it.
  *
  * Returns NULL and sets errno on failure:
- *   EINVAL   an unknown output bit or flag, or an unknown word in $PERFTRAMP
+ *   EINVAL   an unknown output bit or flag, a non-zero reserved field or
+ *            field this library does not know, opts_size smaller than any
+ *            released struct, or an unknown word in $PERFTRAMP
  *   ENOTSUP  an output this build or platform does not support, or no
  *            trampoline table for the host architecture
  *   ENOMEM   out of memory
@@ -59,7 +93,10 @@ struct perftramp_options {
  * An output that cannot be opened fails the open; an output that fails
  * later is disabled instead (see perftramp_output_error), and so is one
  * whose file is refused (a symlink, FIFO or another user's file in /tmp). */
-perftramp *perftramp_open(const struct perftramp_options *opts);
+PERFTRAMP_API perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size);
+PERFTRAMP_API perftramp *perftramp_open(const struct perftramp_options *opts);
+/* Variadic so that a compound literal with commas is one argument. */
+#define perftramp_open(...) perftramp_open_sized((__VA_ARGS__), sizeof(struct perftramp_options))
 
 /* Returns a new trampoline that calls `target` with the caller's arguments
  * and returns its result unchanged, for any signature whose arguments all
@@ -70,6 +107,9 @@ perftramp *perftramp_open(const struct perftramp_options *opts);
  * `name` is copied; it is what perf and gdb show for the trampoline.
  * perf outputs write control bytes (0x00-0x1f, 0x7f) as \xNN and keep
  * names whole up to 4096 bytes, cutting longer ones with "..." (docs/perf.md).
+ * An empty name is shown as "[anonymous@0x<address>]" in every output
+ * (perf map, jitdump, gdb): never a blank name, and two anonymous
+ * functions stay apart in a profile.
  *
  * Returns NULL and sets errno on failure:
  *   EINVAL   pt, target or name is NULL
@@ -77,39 +117,44 @@ perftramp *perftramp_open(const struct perftramp_options *opts);
  * Thread-safe.  When an enabled output fails while recording this
  * trampoline, the trampoline is still returned and the output is disabled
  * (see perftramp_output_error). */
-perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name);
+PERFTRAMP_API perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name);
 
 /* Frees a trampoline's slot for reuse by a later perftramp_wrap.  Calling
  * the trampoline after release is undefined (its slot traps until reused).
  * Returns 0, or -1 with errno EINVAL when `tramp` is not a live trampoline
  * of `pt` (never wrapped, already released, or from another context).
  * Thread-safe. */
-int perftramp_release(perftramp *pt, perftramp_fn tramp);
+PERFTRAMP_API int perftramp_release(perftramp *pt, perftramp_fn tramp);
 
 /* Returns the errno that disabled `output` (one PERFTRAMP_* bit) after the
  * context was opened (disk full, EFBIG, EIO, a vanished directory, a
  * refused file), or 0 when it works or was never enabled.  -1 with errno
  * EINVAL for a NULL context or not exactly one known bit.  Thread-safe. */
-int perftramp_output_error(perftramp *pt, unsigned output);
+PERFTRAMP_API int perftramp_output_error(perftramp *pt, unsigned output);
 
 /* Call in the child after fork().  The child gets its own
  * jit-<childpid>.dump and perf-<childpid>.map, each holding every
- * trampoline live in the child; the parent's files are not touched.
- * Trampolines made before the fork keep working in the child.
+ * trampoline live in the child, written now; the parent's files are not
+ * touched.  Trampolines made before the fork keep working in the child.
  * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
- * perftramp call in the child, while the child is still single-threaded;
- * PERFTRAMP_ATFORK does this for you. */
-int perftramp_after_fork_child(perftramp *pt);
+ * perftramp call in the child, while the child is still single-threaded.
+ *
+ * PERFTRAMP_ATFORK does the same lazily: the child writes nothing at the
+ * fork, and its files (every live trampoline, then the new one) are
+ * written at its first perftramp_wrap, or when it calls this function.
+ * A child that only execs, or exits, or releases and closes, writes no
+ * file at all: fork + exec costs no I/O however many trampolines live. */
+PERFTRAMP_API int perftramp_after_fork_child(perftramp *pt);
 
 /* Releases every trampoline, deregisters unwind and gdb information,
  * writes the jitdump CLOSE record and frees the context.  Trampolines must
  * not be running or called after this.  Returns 0, or -1 with errno EINVAL
  * for NULL, or the errno of the first output that failed to close (the
  * context is freed anyway).  Not thread-safe with other calls on pt. */
-int perftramp_close(perftramp *pt);
+PERFTRAMP_API int perftramp_close(perftramp *pt);
 
 /* The library version, "MAJOR.MINOR.PATCH". */
-const char *perftramp_version(void);
+PERFTRAMP_API const char *perftramp_version(void);
 
 #ifdef __cplusplus
 }

@@ -875,12 +875,14 @@ START_TEST(atfork_while_another_thread_wraps)
         pid_t child = fork();
         ck_assert_int_ge(child, 0);
         if (child == 0) {
+            /* PERFTRAMP_ATFORK writes the child's dump at its first wrap */
+            fn1 own_t = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "child::own");
             char own[1100];
             snprintf(own, sizeof own, "%s/jit-%ld.dump", dir, (long)getpid());
             size_t len;
             uint8_t *d = ptt_read_file(own, &len);
             struct pt_jd_summary sum;
-            int bad = !d || pt_jitdump_validate(d, len, &sum, NULL, NULL) != 0 || sum.warnings ||
+            int bad = !own_t || !d || pt_jitdump_validate(d, len, &sum, NULL, NULL) != 0 || sum.warnings ||
                       sum.by_id[PT_JD_LOAD] < 1 || sum.header.pid != (uint32_t)getpid();
             free(d);
             if (perftramp_close(pt) != 0)

@@ -105,7 +105,7 @@ START_TEST(lines_and_hostile_names)
     const char *names[] = {"py::main", "evil\nffffffff 10 forged", "cr\rlf", "tab\there", "\x01\x1f\x7f",
                            "", "caf\xc3\xa9::\xe2\x82\xac", long_ascii, long_utf8};
     const char *want[] = {"py::main", "evil\\x0affffffff 10 forged", "cr\\x0dlf", "tab\\x09here",
-                          "\\x01\\x1f\\x7f", "", "caf\xc3\xa9::\xe2\x82\xac", NULL, NULL};
+                          "\\x01\\x1f\\x7f", NULL /* "": below */, "caf\xc3\xa9::\xe2\x82\xac", NULL, NULL};
     enum { N = sizeof names / sizeof names[0] };
     perftramp *pt = open_map();
     struct stat st;
@@ -132,6 +132,10 @@ START_TEST(lines_and_hostile_names)
         if (want[i])
             ck_assert_str_eq(lines[i].name, want[i]);
     }
+    /* an empty name gets the placeholder, never a blank name */
+    char anon[64];
+    snprintf(anon, sizeof anon, "[anonymous@0x%" PRIxPTR "]", (uintptr_t)t[5]);
+    ck_assert_str_eq(lines[5].name, anon);
     /* long names: exactly the limit, whole characters, the cut marker */
     size_t cut = strlen(PT_PERF_NAME_CUT);
     size_t la = strlen(lines[N - 2].name), lu = strlen(lines[N - 1].name);

@@ -22,6 +22,7 @@
 #include "read/eh_decode.h"
 #include "emit/eh_frame.h"
 #include "emit/elf_image.h"
+#include "read/elf_reader.h"
 #include "emit/layout.h"
 #include "readelf_rows.h"
 

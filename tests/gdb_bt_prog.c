@@ -66,7 +66,7 @@ long pt_hidden_loop(long (*fn)(long), long arg, long n); /* tests/hidden_rbp.S *
 #endif
 
 /* The GDB JIT interface (GDB manual, "JIT Compilation Interface"), as
- * libperftramp.so exports it. */
+ * the library defines it (hidden symbols: linked in statically). */
 struct jit_code_entry {
     struct jit_code_entry *next, *prev;
     const char *symfile_addr;

@@ -30,6 +30,9 @@ struct perftramp {
     uint64_t tag_seed, tag_counter;
     pid_t pid;
     char *jitdump_dir;
+    /* PERFTRAMP_ATFORK: forked, the child's files not written yet (the
+     * first wrap, or perftramp_after_fork_child, writes them) */
+    bool fork_pending;
 
     struct pt_perfmap *perfmap;    /* owned by outputs/perfmap.c */
     struct pt_jitdump *jitdump;    /* owned by outputs/jitdump.c */
@@ -48,7 +51,23 @@ static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
 void pt_tag_seed(struct perftramp *pt);
 uint64_t pt_tag_next(struct perftramp *pt);
 
-/* options.c: $PERFTRAMP -> output bits; -1 with errno EINVAL. */
+/* The options as this library knows them: the public struct, plus (in a
+ * test build only) a field a future release might add, so that the ABI
+ * test can run old programs against a library whose struct has grown. */
+struct pt_options {
+    struct perftramp_options pub;
+#ifdef PERFTRAMP_TEST_GROWN_OPTIONS
+    uint64_t test_future;
+#endif
+};
+
+/* options.c: the caller's options (opts_size bytes of them, by the
+ * size-safe growth rule) or, opts NULL, $PERFTRAMP; jitdump_dir NULL
+ * becomes $JITDUMPDIR (still NULL when unset).  0, or -1 with errno
+ * EINVAL. */
+int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, size_t opts_size);
+/* $PERFTRAMP -> output bits; -1 with errno EINVAL. */
 int pt_parse_outputs(const char *spec, unsigned *out);
+extern const size_t pt_options_size_0_1;
 
 #endif

@@ -1,9 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* $PERFTRAMP: a comma list of perfmap,jitdump,unwind,gdb,all. */
+/* What perftramp_open was asked for: the caller's options, read by the
+ * size-safe growth rule (api/sized.h), or $PERFTRAMP when there are none.
+ *
+ * $PERFTRAMP is either one boolean word, as PYTHONPERFSUPPORT=1 and
+ * DOTNET_PerfMapEnabled=1 are, or a comma list of output names.  The
+ * boolean default is the perf map alone: the cheapest output, and the one
+ * a plain `perf record` reads without -k 1 or perf inject (CPython's
+ * PYTHONPERFSUPPORT=1 means the same).  The boolean words are
+ * case-insensitive; output names are not (PERFMAP is EINVAL, as before).
+ * The environment is read with secure_getenv: a setuid or setgid program
+ * must not let its caller choose where it writes. */
+#include "config.h"
+
 #include "api/context.h"
+#include "api/sized.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* The public struct has no tail padding, so a field added later always
+ * grows sizeof (api/sized.h).  A new field adds its own assertion that it
+ * starts where the previous one ended, and this one moves to it. */
+_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved),
+               "struct perftramp_options must end with its last field");
+
+/* The struct as 0.1, the first release, defined it: no header ever had a
+ * smaller one.  The perftramp_open function (not the macro) reads this. */
+const size_t pt_options_size_0_1 = PT_SIZED_END(struct perftramp_options, reserved);
 
 static const struct {
     const char *word;
@@ -13,14 +38,40 @@ static const struct {
     {"gdb", PERFTRAMP_GDB},          {"all", PERFTRAMP_ALL},
 };
 
+/* The boolean words, and what they turn on. */
+#define PT_ENV_DEFAULT_OUTPUTS PERFTRAMP_PERF_MAP
+static const char *const pt_env_on[] = {"1", "yes", "true", "on"};
+static const char *const pt_env_off[] = {"0", "no", "false", "off"};
+
+static bool word_in(const char *p, size_t n, const char *const *words, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        if (strlen(words[k]) == n && strncasecmp(words[k], p, n) == 0)
+            return true;
+    return false;
+}
+
 int pt_parse_outputs(const char *spec, unsigned *out)
 {
-    unsigned bits = 0;
     const char *p = spec ? spec : "";
+    /* one boolean word, surrounding blanks allowed */
+    p += strspn(p, " \t");
+    size_t n = strcspn(p, " \t");
+    if (n && p[n + strspn(p + n, " \t")] == 0) {
+        if (word_in(p, n, pt_env_on, sizeof pt_env_on / sizeof pt_env_on[0])) {
+            *out = PT_ENV_DEFAULT_OUTPUTS;
+            return 0;
+        }
+        if (word_in(p, n, pt_env_off, sizeof pt_env_off / sizeof pt_env_off[0])) {
+            *out = 0;
+            return 0;
+        }
+    }
+    unsigned bits = 0;
     while (*p) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
-        size_t n = strcspn(p, ", \t");
+        n = strcspn(p, ", \t");
         if (n == 0)
             break;
         size_t k = 0, count = sizeof pt_output_words / sizeof pt_output_words[0];
@@ -34,5 +85,23 @@ int pt_parse_outputs(const char *spec, unsigned *out)
         p += n;
     }
     *out = bits;
+    return 0;
+}
+
+int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, size_t opts_size)
+{
+    memset(o, 0, sizeof *o);
+    if (!opts) {
+        if (pt_parse_outputs(secure_getenv("PERFTRAMP"), &o->pub.outputs) < 0)
+            return -1;
+    } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
+        return -1;
+    }
+    if ((o->pub.outputs & ~PERFTRAMP_ALL) || (o->pub.flags & ~PERFTRAMP_ATFORK) || o->pub.reserved) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!o->pub.jitdump_dir)
+        o->pub.jitdump_dir = secure_getenv("JITDUMPDIR");
     return 0;
 }

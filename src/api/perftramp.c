@@ -6,6 +6,7 @@
 #include "api/context.h"
 #include "emit/eh_frame.h"
 #include "outputs/outputs.h"
+#include "outputs/perf_name.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -72,7 +73,10 @@ static void close_outputs(struct perftramp *pt, unsigned opened, int *first_erro
         pt_unwind_close(pt->unwind);
         pt->unwind = NULL;
     }
-    if ((opened & PERFTRAMP_JITDUMP) && pt_jitdump_close(pt->jitdump, pt_output_on(pt, PERFTRAMP_JITDUMP)) < 0 && !e)
+    /* a forked child that never wrote its own dump still holds the
+     * parent's: no CLOSE record into that one */
+    bool write_close = pt_output_on(pt, PERFTRAMP_JITDUMP) && !pt->fork_pending;
+    if ((opened & PERFTRAMP_JITDUMP) && pt_jitdump_close(pt->jitdump, write_close) < 0 && !e)
         e = errno;
     pt->jitdump = NULL;
     if ((opened & PERFTRAMP_PERF_MAP) && pt_perfmap_close(pt->perfmap) < 0 && !e)
@@ -107,23 +111,14 @@ static int open_output(struct perftramp *pt, unsigned bit)
     return -1;
 }
 
-static void child_after_fork(void *ctx)
-{
-    perftramp_after_fork_child(ctx);
-}
+static void child_after_fork(void *ctx);
 
-perftramp *perftramp_open(const struct perftramp_options *opts)
+perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size)
 {
-    struct perftramp_options o = {0};
-    if (opts) {
-        o = *opts;
-    } else if (pt_parse_outputs(getenv("PERFTRAMP"), &o.outputs) < 0) {
+    struct pt_options read;
+    if (pt_options_read(&read, opts, opts_size) < 0)
         return NULL;
-    }
-    if ((o.outputs & ~PERFTRAMP_ALL) || (o.flags & ~PERFTRAMP_ATFORK)) {
-        errno = EINVAL;
-        return NULL;
-    }
+    const struct perftramp_options o = read.pub;
     const struct pt_arch *arch = pt_arch_host();
     if (!arch) {
         errno = ENOTSUP;
@@ -153,7 +148,7 @@ perftramp *perftramp_open(const struct perftramp_options *opts)
         e = errno;
         goto fail;
     }
-    const char *dir = o.jitdump_dir ? o.jitdump_dir : getenv("JITDUMPDIR");
+    const char *dir = o.jitdump_dir;
     if (dir && *dir && !(pt->jitdump_dir = strdup(dir))) {
         e = ENOMEM;
         goto fail;
@@ -188,18 +183,31 @@ fail:
     return NULL;
 }
 
+/* The function behind the perftramp_open macro's name, for callers that
+ * cannot pass a size: it reads the struct as 0.1 defined it. */
+perftramp *(perftramp_open)(const struct perftramp_options *opts)
+{
+    return perftramp_open_sized(opts, pt_options_size_0_1);
+}
+
+static void write_child_files(struct perftramp *pt);
+
 perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name)
 {
     if (!pt || !target || !name) {
         errno = EINVAL;
         return NULL;
     }
+    /* "" is shown as [anonymous@0x<address>], known once the slot is */
+    bool anonymous = *name == 0;
     char *copy = NULL;
-    if (pt->slots.keep_names && !(copy = strdup(name))) {
+    if (pt->slots.keep_names && !(copy = anonymous ? malloc(PT_ANON_NAME_SIZE) : strdup(name))) {
         errno = ENOMEM;
         return NULL;
     }
     pthread_mutex_lock(&pt->lock);
+    if (pt->fork_pending)
+        write_child_files(pt); /* PERFTRAMP_ATFORK: the child's first wrap */
     struct pt_arena *a;
     size_t i;
     bool new_arena;
@@ -218,6 +226,12 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
     __builtin___clear_cache((char *)x, (char *)x + pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;
+    char anon[PT_ANON_NAME_SIZE];
+    if (anonymous) {
+        name = pt_anon_name(anon, x);
+        if (copy)
+            memcpy(copy, anon, sizeof anon);
+    }
     if (a->names)
         a->names[i] = copy;
 
@@ -299,16 +313,11 @@ static int emit_live(struct pt_arena *a, size_t i, void *varg)
     return 0;
 }
 
-int perftramp_after_fork_child(perftramp *pt)
+/* The child's own map and dump: opened, then fed every trampoline live in
+ * the child.  Called single-threaded or with the lock held. */
+static void write_child_files(struct perftramp *pt)
 {
-    if (!pt) {
-        errno = EINVAL;
-        return -1;
-    }
-    /* The child is single-threaded: a lock held by a vanished thread at
-     * fork time must not deadlock it. */
-    pthread_mutex_init(&pt->lock, NULL);
-    pt->pid = getpid();
+    pt->fork_pending = false;
     unsigned reopened = 0;
     if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
         reopened |= reopen_output(pt, PERFTRAMP_PERF_MAP, pt_perfmap_reopen(pt->perfmap, pt->pid));
@@ -318,7 +327,35 @@ int perftramp_after_fork_child(perftramp *pt)
     struct emit_live_arg arg = {pt, reopened};
     if (reopened)
         pt_for_each_live(&pt->slots, emit_live, &arg);
+}
+
+/* The child is single-threaded: a lock held by a vanished thread at fork
+ * time must not deadlock it. */
+static void child_starts(struct perftramp *pt)
+{
+    pthread_mutex_init(&pt->lock, NULL);
+    pt->pid = getpid();
+}
+
+int perftramp_after_fork_child(perftramp *pt)
+{
+    if (!pt) {
+        errno = EINVAL;
+        return -1;
+    }
+    child_starts(pt);
+    write_child_files(pt);
     return 0;
+}
+
+/* PERFTRAMP_ATFORK, in the child: nothing is written until the child
+ * wraps (or calls perftramp_after_fork_child), so a child that only
+ * execs or exits costs no I/O, however many trampolines are live. */
+static void child_after_fork(void *ctx)
+{
+    struct perftramp *pt = ctx;
+    child_starts(pt);
+    pt->fork_pending = pt_output_on(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP);
 }
 
 int perftramp_close(perftramp *pt)

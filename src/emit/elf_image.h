@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Minimal ELF64 reading and writing: enough to pull sections out of an
- * object a compiler made, and to wrap emitted code and .eh_frame in an
- * object that readelf, objdump and gdb (JIT interface) can read.
+/* Minimal ELF64 writing: wraps emitted code and .eh_frame in an object
+ * that readelf, objdump and gdb (JIT interface) can read.  The reader
+ * lives in read/elf_reader.h (tests and tools only).
  * Format: System V gABI, "Object Files" chapter. */
 #ifndef PERFTRAMP_ELF_IMAGE_H
 #define PERFTRAMP_ELF_IMAGE_H
@@ -10,31 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- reading -------------------------------------------------------- */
-struct pt_elf {
-    const uint8_t *data;
-    size_t len;
-    bool big_endian;
-    uint16_t machine;
-    uint16_t type;
-    uint64_t shoff;
-    uint16_t shnum, shentsize, shstrndx;
-};
-
-struct pt_elf_section {
-    const char *name;
-    uint32_t type;
-    uint64_t flags, addr;
-    const uint8_t *data;  /* NULL for SHT_NOBITS */
-    uint64_t size;
-};
-
-/* Returns 0, or -1 with a reason in *why. */
-int pt_elf_open(struct pt_elf *e, const void *data, size_t len, const char **why);
-/* Finds a section by name; 0 or -1. */
-int pt_elf_section(const struct pt_elf *e, const char *name, struct pt_elf_section *out);
-
-/* ---- writing -------------------------------------------------------- */
 struct pt_elf_out_section {
     const char *name;
     uint32_t type;        /* SHT_PROGBITS, SHT_NOBITS */

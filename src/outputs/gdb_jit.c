@@ -25,9 +25,9 @@
  * overall instead of quadratic.  One entry per trampoline makes gdb
  * quadratic; one per arena makes every wrap rebuild up to ~200,000 symbols.
  *
- * The descriptor is process-wide (gdb finds it by name: these symbols stay
- * exported by libperftramp.so), shared by every context, and guarded by one
- * process-wide mutex. */
+ * The descriptor is perftramp's own (see below), shared by every context
+ * of the library, and guarded by one process-wide mutex.  Other JITs in
+ * the process keep theirs. */
 #include "config.h"
 
 #include "emit/elf_image.h"
@@ -56,14 +56,28 @@ struct jit_descriptor {
     struct jit_code_entry *first_entry;
 };
 
-/* gdb breaks here; the asm keeps the call and the function alive. */
-void __jit_debug_register_code(void) __attribute__((noinline, used, visibility("default")));
+/* gdb breaks here; the asm keeps the call and the function alive.
+ *
+ * Both symbols are hidden: local to libperftramp.so (and, prelinked, to
+ * libperftramp.a), never exported.  So perftramp's references bind to its
+ * own copies (pc-relative, never through the GOT), and a host that defines
+ * these names itself (CPython's JIT, LLVM ORC, LuaJIT) neither gets
+ * perftramp's entries linked into its list, under perftramp's lock, nor
+ * lends perftramp its own.  gdb finds a JIT by these names in each object
+ * file's symbol table, locals included, so both JITs stay visible.  An
+ * exported descriptor would not do: gdb takes a global data symbol of a
+ * shared library for a possible copy relocation and reads the main
+ * executable's symbol of the same name instead (gdb 13, checked by
+ * tests/gdb_foreign_jit.sh), so a host defining its own descriptor hid
+ * perftramp's from gdb.  The price: gdb needs libperftramp.so's symbol
+ * table (an unstripped library, or its debug symbols; docs/unwinding.md). */
+void __jit_debug_register_code(void) __attribute__((noinline, used, visibility("hidden")));
 void __jit_debug_register_code(void)
 {
     __asm__ volatile("" ::: "memory");
 }
 
-extern struct jit_descriptor __jit_debug_descriptor __attribute__((visibility("default")));
+extern struct jit_descriptor __jit_debug_descriptor __attribute__((visibility("hidden")));
 struct jit_descriptor __jit_debug_descriptor __attribute__((used)) = {1, 0, NULL, NULL};
 
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "outputs/perf_name.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static size_t unit_len(unsigned char c)
@@ -48,4 +50,10 @@ size_t pt_perf_name(char *dst, const char *name)
     }
     dst[n] = 0;
     return n;
+}
+
+char *pt_anon_name(char *dst, uintptr_t addr)
+{
+    snprintf(dst, PT_ANON_NAME_SIZE, "[anonymous@0x%" PRIxPTR "]", addr);
+    return dst;
 }

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* perftramp — perf support for interpreters and JITs, at run time.
+ *
+ * A runtime asks perftramp for one *trampoline* per interpreted function.
+ * The trampoline is a few instructions of machine code, unique to that
+ * function, that keeps a frame-pointer frame and calls the runtime's
+ * evaluator.  perftramp publishes the trampoline's name and its DWARF
+ * unwind information to perf (perf map, jitdump), to the in-process
+ * unwinder and to gdb, so profiles and backtraces show one named frame per
+ * interpreted function and walk through it to the callers below.
+ *
+ * Thread safety: every function may be called from any thread, and
+ * perftramp_wrap()/perftramp_release() from many threads at once on the
+ * same context.  perftramp_close() must not race with other calls on the
+ * same context.
+ */
+#ifndef PERFTRAMP_H
+#define PERFTRAMP_H
+
+#include <stddef.h>
+
+/* PERFTRAMP_VERSION ("MAJOR.MINOR.PATCH"), PERFTRAMP_VERSION_MAJOR,
+ * _MINOR, _PATCH and PERFTRAMP_VERSION_NUMBER (0xMMmmpp) of this header. */
+#include "perftramp_version.h"
+
+/* Marks the public functions: the library is built with hidden
+ * visibility, so only what carries this is exported (docs/abi.md). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFTRAMP_API __attribute__((visibility("default")))
+#else
+#define PERFTRAMP_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function pointer of any type; cast to and from your real type. */
+typedef void (*perftramp_fn)(void);
+
+/* An opaque context: arenas of trampolines and the outputs they feed. */
+typedef struct perftramp perftramp;
+
+/* Output bits for perftramp_options.outputs. */
+#define PERFTRAMP_PERF_MAP 0x1u /* /tmp/perf-<pid>.map lines (perf --call-graph fp) */
+#define PERFTRAMP_JITDUMP  0x2u /* <dir>/jit-<pid>.dump with unwinding info (perf -k 1 + inject --jit) */
+#define PERFTRAMP_UNWIND   0x4u /* register .eh_frame with the in-process unwinder */
+#define PERFTRAMP_GDB      0x8u /* the GDB JIT interface */
+#define PERFTRAMP_ALL      0xfu
+
+/* Flags for perftramp_options.flags. */
+#define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
+
+/* Options.  All zeros means defaults: no outputs, jitdump directory from
+ * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
+ * first): later versions add fields at the end, and perftramp_open tells
+ * the library how big your struct is, so a program built against this
+ * header keeps working with a newer library (docs/abi.md, "Growing a
+ * struct"). */
+struct perftramp_options {
+    unsigned outputs;         /* PERFTRAMP_* output bits */
+    const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
+    unsigned flags;           /* PERFTRAMP_ATFORK */
+    unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
+};
+
+/* Creates a context.  opts == NULL reads the outputs from the environment
+ * variable PERFTRAMP (ignored in setuid/setgid programs: secure_getenv):
+ *   unset, empty, 0, no, false, off   no outputs
+ *   1, yes, true, on                  PERFTRAMP_PERF_MAP, the cheap default
+ *                                     that `perf record` uses as is (like
+ *                                     CPython's PYTHONPERFSUPPORT=1)
+ *   a comma list of perfmap, jitdump, unwind, gdb, all
+ * (the boolean words in any case).  $JITDUMPDIR is read the same way.
+ *
+ * perftramp_open is a macro: it passes the size of struct
+ * perftramp_options as this header defines it to perftramp_open_sized,
+ * which reads only that many bytes of *opts (and treats later fields as
+ * zero).  A struct larger than the library knows is accepted only when
+ * the fields it does not know are all zero (a newer program asking for a
+ * feature this library lacks gets EINVAL, never silence).  The function
+ * perftramp_open (for callers that cannot use the macro: FFI bindings,
+ * function pointers) reads the struct as version 0.1 defined it.
+ *
+ * Returns NULL and sets errno on failure:
+ *   EINVAL   an unknown output bit or flag, a non-zero reserved field or
+ *            field this library does not know, opts_size smaller than any
+ *            released struct, or an unknown word in $PERFTRAMP
+ *   ENOTSUP  an output this build or platform does not support, or no
+ *            trampoline table for the host architecture
+ *   ENOMEM   out of memory
+ *   or the errno of opening an output file.
+ * An output that cannot be opened fails the open; an output that fails
+ * later is disabled instead (see perftramp_output_error), and so is one
+ * whose file is refused (a symlink, FIFO or another user's file in /tmp). */
+PERFTRAMP_API perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size);
+PERFTRAMP_API perftramp *perftramp_open(const struct perftramp_options *opts);
+/* Variadic so that a compound literal with commas is one argument. */
+#define perftramp_open(...) perftramp_open_sized((__VA_ARGS__), sizeof(struct perftramp_options))
+
+/* Returns a new trampoline that calls `target` with the caller's arguments
+ * and returns its result unchanged, for any signature whose arguments all
+ * travel in registers (integer, floating-point/vector, variadic calls,
+ * small structs returned in registers, the hidden struct-return pointer).
+ * Arguments passed on the stack are NOT supported: the trampoline's own
+ * frame sits between the caller's stack arguments and the target.
+ * `name` is copied; it is what perf and gdb show for the trampoline.
+ * perf outputs write control bytes (0x00-0x1f, 0x7f) as \xNN and keep
+ * names whole up to 4096 bytes, cutting longer ones with "..." (docs/perf.md).
+ * An empty name is shown as "[anonymous@0x<address>]" in every output
+ * (perf map, jitdump, gdb): never a blank name, and two anonymous
+ * functions stay apart in a profile.
+ *
+ * Returns NULL and sets errno on failure:
+ *   EINVAL   pt, target or name is NULL
+ *   ENOMEM   out of memory (the context stays usable)
+ * Thread-safe.  When an enabled output fails while recording this
+ * trampoline, the trampoline is still returned and the output is disabled
+ * (see perftramp_output_error). */
+PERFTRAMP_API perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name);
+
+/* Frees a trampoline's slot for reuse by a later perftramp_wrap.  Calling
+ * the trampoline after release is undefined (its slot traps until reused).
+ * Returns 0, or -1 with errno EINVAL when `tramp` is not a live trampoline
+ * of `pt` (never wrapped, already released, or from another context).
+ * Thread-safe. */
+PERFTRAMP_API int perftramp_release(perftramp *pt, perftramp_fn tramp);
+
+/* Returns the errno that disabled `output` (one PERFTRAMP_* bit) after the
+ * context was opened (disk full, EFBIG, EIO, a vanished directory, a
+ * refused file), or 0 when it works or was never enabled.  -1 with errno
+ * EINVAL for a NULL context or not exactly one known bit.  Thread-safe. */
+PERFTRAMP_API int perftramp_output_error(perftramp *pt, unsigned output);
+
+/* Call in the child after fork().  The child gets its own
+ * jit-<childpid>.dump and perf-<childpid>.map, each holding every
+ * trampoline live in the child, written now; the parent's files are not
+ * touched.  Trampolines made before the fork keep working in the child.
+ * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
+ * perftramp call in the child, while the child is still single-threaded.
+ *
+ * PERFTRAMP_ATFORK does the same lazily: the child writes nothing at the
+ * fork, and its files (every live trampoline, then the new one) are
+ * written at its first perftramp_wrap, or when it calls this function.
+ * A child that only execs, or exits, or releases and closes, writes no
+ * file at all: fork + exec costs no I/O however many trampolines live. */
+PERFTRAMP_API int perftramp_after_fork_child(perftramp *pt);
+
+/* Releases every trampoline, deregisters unwind and gdb information,
+ * writes the jitdump CLOSE record and frees the context.  Trampolines must
+ * not be running or called after this.  Returns 0, or -1 with errno EINVAL
+ * for NULL, or the errno of the first output that failed to close (the
+ * context is freed anyway).  Not thread-safe with other calls on pt. */
+PERFTRAMP_API int perftramp_close(perftramp *pt);
+
+/* The library version, "MAJOR.MINOR.PATCH". */
+PERFTRAMP_API const char *perftramp_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFTRAMP_H */
