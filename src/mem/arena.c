@@ -5,6 +5,7 @@
 #include "mem/arena.h"
 
 #include "emit/eh_frame.h"
+#include "mem/icache.h"
 
 #include <errno.h>
 #include <ffi.h>
@@ -226,7 +227,7 @@ void pt_slot_free(struct pt_slots *s, struct pt_arena *a, size_t i)
 {
     uint8_t *w = pt_slot_w(s, a, i);
     memcpy(w, s->arch->trap, s->arch->trap_len);
-    __builtin___clear_cache((char *)pt_slot_x(s, a, i), (char *)pt_slot_x(s, a, i) + s->arch->trap_len);
+    pt_icache_flush(s->arch, pt_slot_x(s, a, i), s->arch->trap_len);
     memcpy(link_word(s, a, i), &s->free_head, sizeof s->free_head);
     s->free_head = pt_slot_x(s, a, i);
 }
