@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Code memory: arenas of executable memory from libffi, cut into
- * fixed-stride slots.  Freed slots go on an intrusive free list (the link
- * lives in the freed slot's tag word, behind a trap instruction). */
+/* Code memory: arenas of executable memory (codemem.h: libffi closures or
+ * perftramp's own double mapping), cut into fixed-stride slots.  Freed
+ * slots go on an intrusive free list (the link lives in the freed slot's
+ * tag word, behind a trap instruction). */
 #include "mem/arena.h"
 
 #include "emit/eh_frame.h"
 #include "mem/icache.h"
 
 #include <errno.h>
-#include <ffi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,8 +87,7 @@ static void arena_free(struct pt_arena *a)
             free(a->names[i]);
     free(a->names);
     free(a->live_bits);
-    if (a->closure)
-        ffi_closure_free(a->closure);
+    pt_code_free(&a->mem);
     free(a);
 }
 
@@ -111,26 +110,15 @@ static struct pt_arena *arena_new(struct pt_slots *s)
         goto fail;
     if (s->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
         goto fail;
-    void *code = NULL;
-    a->closure = ffi_closure_alloc(a->bytes, &code);
-    if (!a->closure || !code)
-        goto fail;
-    a->w = a->closure;
-    a->x = (uintptr_t)code;
-    /* A libffi with static trampolines hands out non-executable data and a
-     * code pointer to a shared trampoline.  Our bytes must be readable at
-     * the executable address; otherwise this libffi cannot host us. */
-    static const uint8_t probe[8] = {0x70, 0x74, 0x72, 0x61, 0x6d, 0x70, 0x21, 0x00};
-    memcpy(a->w, probe, sizeof probe);
-    if (memcmp((const void *)a->x, probe, sizeof probe) != 0) {
-        ffi_closure_free(a->closure);
-        a->closure = NULL;
-        free(a->live_bits);
-        free(a->names);
-        free(a);
-        errno = ENOTSUP;
+    /* the base aligned as every slot start must be (stride is a multiple of code_align) */
+    if (pt_code_alloc(&a->mem, a->bytes, s->arch->code_align) < 0) {
+        int e = errno;
+        arena_free(a);
+        errno = e;
         return NULL;
     }
+    a->w = a->mem.w;
+    a->x = a->mem.x;
     if (s->with_eh_frame && build_eh_frame(s, a) < 0)
         goto fail;
     return a;
