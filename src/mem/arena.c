@@ -15,8 +15,21 @@
 #define PT_ARENA_FIRST_BYTES (64u * 1024)
 #define PT_ARENA_MAX_BYTES (16u * 1024 * 1024)
 
-/* Builds CIE + one FDE per slot + terminator at the arena's end, with
- * pointers relative to the executable address it will be read at. */
+/* Bytes of 0xff after the zero terminator.  LLVM libunwind 14's
+ * __unw_add_dynamic_eh_frame_section does not stop at the terminator: it
+ * takes it for an empty CIE and steps on by the last CIE's length until an
+ * entry fails to parse, reading past the arena when the bytes there are
+ * zero (it crashed at the end of a page-aligned arena).  At any 4-aligned
+ * landing within the CIE's length, 0xff words parse as neither an FDE of
+ * this section nor a CIE, and its walk stops.  libgcc, newer LLVM and
+ * nongnu libunwind stop at the terminator and never see them. */
+static size_t eh_guard_bytes(size_t cie_size)
+{
+    return cie_size + 16;
+}
+
+/* Builds CIE + one FDE per slot + terminator (+ guard) at the arena's end,
+ * with pointers relative to the executable address it will be read at. */
 static int build_eh_frame(struct pt_slots *s, struct pt_arena *a)
 {
     struct pt_buf prog, eh;
@@ -46,16 +59,19 @@ static int build_eh_frame(struct pt_slots *s, struct pt_arena *a)
         eh.len += (a->n_slots - 1) * fde_len;
     }
     pt_eh_terminator(&eh);
+    size_t eh_len = eh.len;
+    for (size_t i = 0, n = eh_guard_bytes(first); i < n; i++)
+        pt_buf_u8(&eh, 0xff);
     pt_buf_free(&prog);
     if (eh.failed) {
         errno = ENOMEM;
         return -1;
     }
-    a->eh_len = eh.len;
+    a->eh_len = eh_len;
     return 0;
 }
 
-/* The size of the CIE, one FDE and the terminator for this table. */
+/* The size of the CIE, one FDE and the terminator (+ guard) for this table. */
 static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
 {
     struct pt_buf prog, eh;
@@ -74,7 +90,7 @@ static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
         return -1;
     }
     s->fde_size = total - 4 - fde;
-    *cie_and_term = fde + 4;
+    *cie_and_term = fde + 4 + eh_guard_bytes(fde);
     return 0;
 }
 
