@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The cache maintenance is really in the cross builds (issue 12, point 6).
-# For aarch64, ppc64le and riscv64, compiles the code on the wrap and
+# For aarch64, ppc64le, riscv64 and s390x, compiles the code on the wrap and
 # release paths (src/api/perftramp.c, src/mem/*.c) with the cross gcc and
 # with clang --target, -O2 as the library ships, disassembles the objects
 # (<triple>-objdump -dr) and follows the calls from perftramp_wrap and from
@@ -11,6 +11,9 @@
 #   riscv64  flags 0 (every hart) and a call to __riscv_flush_icache, or,
 #            built as if <sys/cachectl.h> were missing, a7 = 259
 #            (riscv_flush_icache) and ecall
+#   s390x    bcr 15,0 (serialization: objdump says br %r0), which discards
+#            instructions prefetched through the other view of double-mapped
+#            memory
 # __builtin___clear_cache is not enough: on ppc64le GCC 12 emits nothing,
 # and clang calls libgcc's empty __clear_cache on ppc64le and riscv64.
 # Prints PROOF: icache.<arch> proven|failed|not-run per architecture.  An
@@ -117,7 +120,7 @@ check() {
 }
 
 ran=0 bad=0 skipped=0
-for arch in aarch64 ppc64le riscv64; do
+for arch in aarch64 ppc64le riscv64 s390x; do
     case $arch in
     aarch64)
         triple=aarch64-linux-gnu
@@ -131,6 +134,10 @@ for arch in aarch64 ppc64le riscv64; do
         triple=riscv64-linux-gnu
         patterns='^(li a2,0|mv a2,zero);^R_RISCV_CALL(_PLT)? __riscv_flush_icache'
         ordered=0 what="__riscv_flush_icache(start, end, 0)" ;;
+    s390x)
+        triple=s390x-linux-gnu
+        patterns='^(bcr 15,0|br %r0)$'
+        ordered=1 what="bcr 15,0" ;;
     esac
     if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$triple-objdump" >/dev/null 2>&1; then
         echo "PROOF: icache.$arch not-run $triple-gcc or $triple-objdump not installed (tools/install-deps)"
@@ -176,5 +183,5 @@ if [ $skipped -gt 0 ] && [ -n "${CI:-}" ]; then
     echo "FAIL: $skipped architecture(s) not run under CI: tools/install-deps must install them"
     exit 1
 fi
-[ $ran -gt 0 ] || { echo "SKIP: no cross compiler for aarch64, ppc64le or riscv64"; exit 77; }
+[ $ran -gt 0 ] || { echo "SKIP: no cross compiler for aarch64, ppc64le, riscv64 or s390x"; exit 77; }
 exit 0
