@@ -330,6 +330,66 @@ START_TEST(static_trampolines_fall_back_to_own_memory)
 }
 END_TEST
 
+static long add_7(long x)
+{
+    return x + 7;
+}
+
+/* MAP_SHARED code memory must not stay shared across fork: here the
+ * child releases and refills slots and the parent releases one, and each
+ * side's trampolines keep calling their own targets. */
+START_TEST(fork_parts_parent_and_child)
+{
+    use_mode(STATIC_TRAMPOLINES);
+    struct perftramp_options opts = {.flags = PERFTRAMP_ATFORK};
+    perftramp *pt = perftramp_open(&opts);
+    ck_assert_ptr_nonnull(pt);
+    enum { N = 3000 }; /* two arenas on every table */
+    static perftramp_fn t[N];
+    for (int i = 0; i < N; i++)
+        ck_assert_ptr_nonnull(t[i] = perftramp_wrap(pt, (perftramp_fn)add_5, "parent"));
+    ck_assert_ptr_eq(pt_code_backend_chosen(), &pt_code_doublemap);
+    int to_parent[2], to_child[2];
+    ck_assert_int_eq(pipe(to_parent), 0);
+    ck_assert_int_eq(pipe(to_child), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* the child: free every odd trampoline, fill the slots with add_7 */
+        int bad = 0;
+        char c;
+        for (int i = 1; i < N; i += 2)
+            bad |= perftramp_release(pt, t[i]) != 0;
+        for (int i = 1; i < N; i += 2)
+            bad |= perftramp_wrap(pt, (perftramp_fn)add_7, "child") == NULL;
+        bad |= write(to_parent[1], "c", 1) != 1;
+        bad |= read(to_child[0], &c, 1) != 1; /* the parent released t[0] */
+        for (int i = 0; i < N; i += 2)
+            bad |= ((long (*)(long))t[i])(i) != i + 5;
+        _exit(bad ? 3 : 0);
+    }
+    char c;
+    ck_assert_int_eq(read(to_parent[0], &c, 1), 1);
+    /* the child's traps and add_7 trampolines are not here */
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(((long (*)(long))t[i])(i), i + 5);
+    ck_assert_int_eq(perftramp_release(pt, t[0]), 0); /* a trap, here only */
+    ck_assert_int_eq(write(to_child[1], "p", 1), 1);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+    for (int i = 1; i < N; i++)
+        ck_assert_int_eq(((long (*)(long))t[i])(i), i + 5);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    for (int k = 0; k < 2; k++) {
+        close(to_parent[k]);
+        close(to_child[k]);
+    }
+    use_mode(DOUBLE_MAP);
+}
+END_TEST
+
 START_TEST(probe_reads_libffi_without_writing_the_header)
 {
     use_mode(STATIC_TRAMPOLINES);
@@ -634,6 +694,7 @@ int main(void)
     tcase_add_test(t, arena_base_is_aligned);
     tcase_add_test(t, static_trampolines_fall_back_to_own_memory);
     tcase_add_test(t, probe_reads_libffi_without_writing_the_header);
+    tcase_add_test(t, fork_parts_parent_and_child);
     tcase_add_test(t, ffi_backend_alignment);
     suite_add_tcase(s, t);
     TCase *own = tcase_create("own double map");

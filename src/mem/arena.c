@@ -269,6 +269,9 @@ int pt_for_each_live(const struct pt_slots *s, pt_live_fn fn, void *arg)
 int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
                   bool with_eh_frame, bool keep_names)
 {
+    /* before the context's own fork handler, so that one runs first at a
+     * fork and holds the context lock while code memory is copied */
+    pt_code_init();
     *s = (struct pt_slots){.arch = arch, .layout = layout, .stride = stride, .with_eh_frame = with_eh_frame,
                            .keep_names = keep_names, .next_arena_bytes = PT_ARENA_FIRST_BYTES};
     return with_eh_frame ? measure_eh(s, &s->eh_fixed) : 0;

@@ -33,9 +33,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -145,6 +147,46 @@ static void note(int *why, int e)
         *why = e;
 }
 
+/* A fresh pair of views of size bytes, the first way that works. */
+static int new_views(size_t size, void **w, void **x, const char **kind)
+{
+    int why = 0;
+    *kind = "shared-anon";
+    if (views_shared_anon(size, w, x) == 0)
+        return 0;
+    if (out_of_resources(errno))
+        return -1;
+    note(&why, errno);
+
+    *kind = "memfd";
+    int fd = open_memfd();
+    if (fd >= 0 && views_of_file(fd, size, w, x) == 0)
+        return 0;
+    if (out_of_resources(errno))
+        return -1;
+    note(&why, errno);
+
+    *kind = "tmpfile";
+    const char *dirs[] = {secure_getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i] || !*dirs[i])
+            continue;
+        fd = open_unlinked(dirs[i]);
+        if (fd >= 0 && views_of_file(fd, size, w, x) == 0)
+            return 0;
+        if (out_of_resources(errno))
+            return -1;
+        note(&why, errno);
+    }
+    errno = why ? why : EACCES;
+    return -1;
+}
+
+/* Every live block, linked through the blocks themselves (no allocation):
+ * the fork handlers part them. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pt_code_block *live;
+
 static int dm_alloc(struct pt_code_block *b, size_t bytes, size_t align)
 {
     size_t page = page_size();
@@ -158,47 +200,102 @@ static int dm_alloc(struct pt_code_block *b, size_t bytes, size_t align)
         return -1;
     }
     void *w, *x;
-    int why = 0;
-    const char *kind = "shared-anon";
-    if (views_shared_anon(size, &w, &x) == 0)
-        goto done;
-    if (out_of_resources(errno))
+    const char *kind;
+    if (new_views(size, &w, &x, &kind) < 0)
         return -1;
-    note(&why, errno);
-
-    kind = "memfd";
-    int fd = open_memfd();
-    if (fd >= 0 && views_of_file(fd, size, &w, &x) == 0)
-        goto done;
-    if (out_of_resources(errno))
-        return -1;
-    note(&why, errno);
-
-    kind = "tmpfile";
-    const char *dirs[] = {secure_getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (!dirs[i] || !*dirs[i])
-            continue;
-        fd = open_unlinked(dirs[i]);
-        if (fd >= 0 && views_of_file(fd, size, &w, &x) == 0)
-            goto done;
-        if (out_of_resources(errno))
-            return -1;
-        note(&why, errno);
-    }
-    errno = why ? why : EACCES;
-    return -1;
-done:
     *b = (struct pt_code_block){.w = w, .x = (uintptr_t)x, .bytes = size, .backend = &pt_code_doublemap,
                                 .kind = kind, .base = w, .xbase = x, .map_bytes = size};
+    pthread_mutex_lock(&live_lock);
+    b->live_next = live;
+    if (live)
+        live->live_prev = b;
+    live = b;
+    pthread_mutex_unlock(&live_lock);
     return 0;
 }
 
 static void dm_free(struct pt_code_block *b)
 {
-    if (b->base)
-        unmap_views(b->base, b->xbase, b->map_bytes);
+    if (!b->base)
+        return;
+    pthread_mutex_lock(&live_lock);
+    if (b->live_prev)
+        b->live_prev->live_next = b->live_next;
+    else
+        live = b->live_next;
+    if (b->live_next)
+        b->live_next->live_prev = b->live_prev;
+    pthread_mutex_unlock(&live_lock);
+    unmap_views(b->base, b->xbase, b->map_bytes);
     b->base = b->xbase = NULL;
 }
 
-const struct pt_code_backend pt_code_doublemap = {"doublemap", dm_alloc, dm_free};
+/* Fork.  Both views are MAP_SHARED, so without help a forked child would
+ * share the code pages with its parent: a trap written over a slot the
+ * child released would land in the parent's live trampoline, and both
+ * would fill the same free slot.  So they part at the fork.  prepare (in
+ * the parent; the context locks are already held by the handlers
+ * registered after ours, so no trampoline is being written) copies every
+ * block into fresh views.  The parent unmaps its copies and keeps its
+ * pages.  The child moves the copies onto the block's addresses (mremap
+ * MREMAP_FIXED replaces the old views there), so only the parent maps the
+ * old pages.  One copy per fork, made by the parent; a child pays two
+ * mremaps per block.  A copy that cannot be made (out of memory) leaves
+ * that block shared, as it was before.  A move that fails in the child
+ * leaves the child's RW view on the parent's pages: it becomes read-only
+ * there, so a write by the child faults in the child instead of changing
+ * the parent's code. */
+static void dm_fork_prepare(void)
+{
+    pthread_mutex_lock(&live_lock);
+    int e = errno;
+    for (struct pt_code_block *b = live; b; b = b->live_next) {
+        void *w, *x;
+        const char *kind;
+        b->fork_w = b->fork_x = NULL;
+        if (new_views(b->map_bytes, &w, &x, &kind) < 0)
+            continue;
+        memcpy(w, b->base, b->map_bytes);
+        b->fork_w = w;
+        b->fork_x = x;
+        b->fork_kind = kind;
+    }
+    errno = e;
+}
+
+static void dm_fork_parent(void)
+{
+    int e = errno;
+    for (struct pt_code_block *b = live; b; b = b->live_next) {
+        if (b->fork_w)
+            unmap_views(b->fork_w, b->fork_x, b->map_bytes);
+        b->fork_w = b->fork_x = NULL;
+    }
+    pthread_mutex_unlock(&live_lock);
+    errno = e;
+}
+
+static void dm_fork_child(void)
+{
+    int e = errno;
+    for (struct pt_code_block *b = live; b; b = b->live_next) {
+        size_t size = b->map_bytes;
+        if (!b->fork_w)
+            continue;
+        if (mremap(b->fork_x, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, b->xbase) != MAP_FAILED &&
+            mremap(b->fork_w, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, b->base) != MAP_FAILED) {
+            b->kind = b->fork_kind;
+        } else {
+            mprotect(b->base, size, PROT_READ);
+            int e2 = errno;
+            unmap_views(b->fork_w, b->fork_x, size); /* whatever did not move */
+            errno = e2;
+        }
+        b->fork_w = b->fork_x = NULL;
+    }
+    pthread_mutex_unlock(&live_lock);
+    errno = e;
+}
+
+const struct pt_code_backend pt_code_doublemap = {"doublemap", dm_alloc, dm_free,
+                                                  dm_fork_prepare, dm_fork_parent, dm_fork_child};

@@ -60,7 +60,9 @@ static void ffi_free(struct pt_code_block *b)
     b->base = NULL;
 }
 
-const struct pt_code_backend pt_code_ffi = {"libffi", ffi_alloc, ffi_free};
+/* libffi's memory is private (copy-on-write across fork), or libffi's own
+ * business: no fork handlers. */
+const struct pt_code_backend pt_code_ffi = {"libffi", ffi_alloc, ffi_free, NULL, NULL, NULL};
 
 /* Reads n bytes at addr without faulting: the kernel copies them into a
  * pipe and says EFAULT where they are not readable.  mincore first, so a

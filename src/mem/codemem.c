@@ -6,8 +6,12 @@
  * fork). */
 #include "mem/codemem.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+
+static const struct pt_code_backend *const backends[] = {&pt_code_ffi, &pt_code_doublemap};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
 
 static _Atomic(const struct pt_code_backend *) chosen;
 
@@ -27,8 +31,43 @@ static const struct pt_code_backend *choose(void)
     return b;
 }
 
+static void fork_prepare(void)
+{
+    for (size_t i = N_BACKENDS; i-- > 0;)
+        if (backends[i]->fork_prepare)
+            backends[i]->fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (backends[i]->fork_parent)
+            backends[i]->fork_parent();
+}
+
+static void fork_child(void)
+{
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (backends[i]->fork_child)
+            backends[i]->fork_child();
+}
+
+static void install(void)
+{
+    /* Fails only for lack of memory; then a fork leaves shared code memory
+     * shared, as it would without this (nothing to report to). */
+    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void pt_code_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install);
+}
+
 int pt_code_alloc(struct pt_code_block *b, size_t bytes, size_t align)
 {
+    pt_code_init();
     const struct pt_code_backend *backend = choose();
     if (!backend)
         return -1;

@@ -22,14 +22,23 @@ struct pt_code_block {
     /* the backend's own bookkeeping */
     void *base, *xbase;
     size_t map_bytes;
+    struct pt_code_block *live_prev, *live_next; /* blocks a fork must part (double map) */
+    void *fork_w, *fork_x;                       /* the parent's copy while a fork runs */
+    const char *fork_kind;
 };
 
 struct pt_code_backend {
     const char *name;
     /* Fills b with at least `bytes` bytes whose executable address is
-     * aligned to `align` (a power of two).  0, or -1 with errno. */
+     * aligned to `align` (a power of two).  0, or -1 with errno.  b must
+     * stay at its address until it is freed. */
     int (*alloc)(struct pt_code_block *b, size_t bytes, size_t align);
     void (*free)(struct pt_code_block *b);
+    /* pthread_atfork handlers, or NULL: memory that fork would leave
+     * shared between parent and child (MAP_SHARED) must be parted here. */
+    void (*fork_prepare)(void);
+    void (*fork_parent)(void);
+    void (*fork_child)(void);
 };
 
 /* libffi closures (code_ffi.c): the first choice. */
@@ -42,6 +51,12 @@ extern const struct pt_code_backend pt_code_doublemap;
  * bytes), -1 with errno when it could not tell (ENOMEM).  Never writes
  * into the closure's header, so the closure it frees is intact. */
 int pt_ffi_closures_are_code(void);
+
+/* Installs the backends' fork handlers, once per process.  Call it before
+ * any other pthread_atfork registration that must run first in the parent
+ * (handlers registered later run earlier in prepare: the context locks
+ * are then held while the backends copy). */
+void pt_code_init(void);
 
 /* A block from this process's backend: libffi when its closures are
  * writable code, else the double mapping.  The choice is made at the
