@@ -168,7 +168,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
 
 /* The jitdump group for one trampoline when the dump is not available:
  * UNWINDING_INFO (16 + 24 + blob, padded to 8) + LOAD (16 + 40 + name +
- * NUL + code), per DESIGN.md's jitdump layout. */
+ * NUL + code), per the jitdump layout in docs/facts.md. */
 static size_t estimated_group_bytes(void)
 {
     struct pt_layout l;

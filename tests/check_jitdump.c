@@ -4,6 +4,7 @@
  * validator's teeth (it must reject what perf would choke on), errors
  * (EFBIG with no torn record), refusal of planted files, and fork. */
 #include "api/context.h"
+#include "read/eh_decode.h"
 #include "read/jitdump_reader.h"
 #include "perf_test_util.h"
 
@@ -34,7 +35,7 @@ static long times_three(long x)
 
 struct issues {
     size_t n;
-    char last[512];
+    char last[768];
 };
 static void collect(void *arg, enum pt_jd_severity sev, size_t off, const char *msg)
 {
@@ -342,6 +343,222 @@ START_TEST(validator_rejects_what_perf_chokes_on)
     ck_assert_uint_gt(sum.trailing_bytes, 0);
     free(d);
     free(good);
+}
+END_TEST
+
+/* ---- rows, pc by pc (src/read/jitdump_rows.c) ------------------------- */
+
+/* Where a record's CIE and first FDE sit in the dump, and what they hold. */
+struct eh_at {
+    size_t eh;            /* file offset of .eh_frame */
+    size_t eh_len;
+    struct pt_cie cie;
+    struct pt_fde fde;
+    size_t cie_insns;     /* file offsets of the CIE's and the FDE's programs */
+    size_t fde_insns;
+    int n_fdes;
+};
+
+static int first_fde_cb(void *arg, const struct pt_cie *cie, const struct pt_fde *fde)
+{
+    struct eh_at *e = arg;
+    if (e->n_fdes++ == 0) {
+        e->cie = *cie;
+        e->fde = *fde;
+    }
+    return 0;
+}
+
+static struct eh_at eh_of(const uint8_t *d, const struct pt_jd_record *u)
+{
+    struct eh_at e = {.eh = (size_t)(u->unwinding - d),
+                      .eh_len = (size_t)(u->unwinding_size - u->eh_frame_hdr_size)};
+    struct pt_eh_ctx ctx = {.data = u->unwinding, .len = e.eh_len, .address = 0x1000, .addr_size = 8};
+    ck_assert_int_eq(pt_eh_walk(&ctx, first_fde_cb, &e, NULL, NULL), 0);
+    ck_assert_int_ge(e.n_fdes, 1);
+    e.cie_insns = (size_t)(e.cie.insns - d);
+    e.fde_insns = (size_t)(e.fde.insns - d);
+    return e;
+}
+
+/* The records of a dump of one or more trampolines. */
+static void first_group(const uint8_t *d, size_t len, struct pt_jd_record *unwind, struct pt_jd_record *load)
+{
+    struct pt_jd_iter it;
+    struct pt_jd_record r;
+    memset(unwind, 0, sizeof *unwind);
+    memset(load, 0, sizeof *load);
+    ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
+    while (pt_jd_next(&it, &r) == 1) {
+        if (r.id == PT_JD_UNWINDING_INFO && !unwind->total_size)
+            *unwind = r;
+        if (r.id == PT_JD_LOAD && !load->total_size)
+            *load = r;
+    }
+    ck_assert_uint_gt(unwind->total_size, 0);
+    ck_assert_uint_gt(load->total_size, 0);
+}
+
+struct find {
+    const char *want;
+    bool found;
+    size_t n;
+    char last[768];
+};
+
+static void find_issue(void *arg, enum pt_jd_severity sev, size_t off, const char *msg)
+{
+    struct find *f = arg;
+    f->n++;
+    if (f->want && strstr(msg, f->want))
+        f->found = true;
+    snprintf(f->last, sizeof f->last, "%s at %zu: %s", sev == PT_JD_ERROR ? "error" : "warning", off, msg);
+    fprintf(stderr, "  validator: %s\n", f->last);
+}
+
+/* Validates d; some issue's text must contain `want` (NULL: no error and
+ * no warning at all); returns the errors. */
+static size_t expect(const uint8_t *d, size_t len, const char *want, const char *what)
+{
+    struct find f = {.want = want};
+    struct pt_jd_summary sum;
+    size_t e = pt_jitdump_validate(d, len, &sum, find_issue, &f);
+    if (!want)
+        ck_assert_msg(e == 0 && sum.warnings == 0, "%s: %zu errors, %zu warnings (%s)", what, e, sum.warnings, f.last);
+    else
+        ck_assert_msg(f.found, "%s: no issue says '%s' (last: %s)", what, want, f.last);
+    return e;
+}
+
+/* perftramp's own dump: every pc has its rules, every boundary matches the
+ * host table; a CFA offset changed after the fact names pc, found, wanted. */
+START_TEST(validator_checks_rows_of_own_dump)
+{
+    perftramp *pt = open_jd(0);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "rows::a"));
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)times_three, "rows::b"));
+    size_t n_insns = pt->layout.arch->n_insns, size = pt->layout.size;
+    const char *table = pt->layout.arch->name;
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    size_t len;
+    uint8_t *good = dump(path, &len);
+    struct pt_jd_summary sum;
+    ck_assert_uint_eq(pt_jitdump_validate(good, len, &sum, NULL, NULL), 0);
+    ck_assert_uint_eq(sum.warnings, 0);
+    ck_assert_uint_eq(sum.rows_loads, 2);
+    ck_assert_uint_eq(sum.rows_pcs, 2 * size);
+    ck_assert_uint_eq(sum.rows_table_loads, 2);
+    ck_assert_uint_eq(sum.rows_boundaries, 2 * n_insns);
+    ck_assert_str_eq(sum.rows_table, table);
+
+    struct pt_jd_record u, l;
+    first_group(good, len, &u, &l);
+    struct eh_at e = eh_of(good, &u);
+    uint8_t *d = malloc(len);
+
+    /* the first DW_CFA_def_cfa_offset N (one-byte operand) becomes N + 8 */
+    memcpy(d, good, len);
+    size_t at = 0;
+    for (size_t k = e.fde_insns; k + 1 < e.fde_insns + e.fde.insns_len; k++)
+        if (d[k] == 0x0e && d[k + 1] < 0x78) {
+            at = k + 1;
+            break;
+        }
+    if (at) {
+        d[at] += 8;
+        ck_assert_uint_gt(expect(d, len, "rules differ from the table's", "CFA offset + 8"), 0);
+#if defined(__x86_64__)
+        expect(d, len, "at pc 0x", "CFA offset 24: the pc");
+        expect(d, len, "(+0x5, mov %rsp,%rbp): found CFA=rsp+24 rbp=c-16 rip=c-8, the table's: CFA=rsp+16",
+               "CFA offset 24: found and expected");
+#endif
+    } else {
+        printf("rows: the %s table's FDE program has no DW_CFA_def_cfa_offset: that case not run\n", table);
+    }
+
+    /* the FDE stops 8 bytes short: the tag word has no rules */
+    memcpy(d, good, len);
+    uint32_t range = (uint32_t)size - 8; /* pcrel|sdata4: pc_range is 4 bytes after pc_begin */
+    ck_assert_uint_eq(e.cie.fde_encoding & 0x0f, 0x0b);
+    memcpy(d + e.eh + e.fde.offset + 12, &range, 4);
+    memset(d + l.offset + l.total_size - 8, 0x11, 8); /* the tag: not a nop anywhere */
+    ck_assert_uint_gt(expect(d, len, "are covered by no FDE", "FDE 8 bytes short"), 0);
+#if defined(__x86_64__)
+    /* ... but trailing nops no FDE covers are only a warning (V8 does that) */
+    memset(d + l.offset + l.total_size - 8, 0x90, 8);
+    ck_assert_uint_eq(expect(d, len, "(padding: nops) are covered by no FDE", "8 trailing nops"), 0);
+    memset(d + l.offset + l.total_size - 8, 0x90, 7);
+    d[l.offset + l.total_size - 1] = 0xc3; /* a ret among them: real code */
+    ck_assert_uint_gt(expect(d, len, "are covered by no FDE: no unwinding there", "nops then ret"), 0);
+
+    /* CIE: def_cfa rsp+8 (0c 07 08) and offset rip c-8 (90 01) */
+    const uint8_t cfa[3] = {0x0c, 0x07, 0x08}, ra[2] = {0x90, 0x01};
+    ck_assert_uint_ge(e.cie.insns_len, 5);
+    ck_assert_int_eq(memcmp(good + e.cie_insns, cfa, 3), 0);
+    ck_assert_int_eq(memcmp(good + e.cie_insns + 3, ra, 2), 0);
+    memcpy(d, good, len);
+    memset(d + e.cie_insns, 0, 3); /* DW_CFA_nop x3: no CFA until the FDE says def_cfa_offset */
+    ck_assert_uint_gt(expect(d, len, "define no CFA, first at +0x0", "CIE without def_cfa"), 0);
+    memcpy(d, good, len);
+    memset(d + e.cie_insns + 3, 0, 2); /* no rule for rip: the return address is nowhere */
+    ck_assert_uint_gt(expect(d, len, "no usable return-address rule, first at +0x0 (rule: u)", "no RA rule"), 0);
+    memcpy(d, good, len);
+    d[e.cie_insns + 3] = 0x07; /* DW_CFA_undefined rip */
+    d[e.cie_insns + 4] = 0x10;
+    ck_assert_uint_gt(expect(d, len, "(rule: undefined)", "RA undefined"), 0);
+    /* the return-address column: 16 (rip) in the CIE, after "zR", code and data alignment */
+    memcpy(d, good, len);
+    size_t col = e.eh + e.cie.offset + 9 + strlen(e.cie.augmentation) + 1 + 2;
+    ck_assert_uint_eq(d[col], 16);
+    d[col] = 15;
+    ck_assert_uint_gt(expect(d, len, "CIE return-address column 15, the x86_64 ABI's is 16 (rip)", "RA column 15"), 0);
+#endif
+    free(d);
+    free(good);
+}
+END_TEST
+
+/* Dumps of other producers and other architectures, from the fuzz corpus:
+ * node 20 (V8) ends an FDE before a 2-byte nop (a warning); perftramp's
+ * s390x dump (big-endian) matches the s390x table boundary by boundary. */
+START_TEST(validator_checks_rows_of_corpus_dumps)
+{
+    const char *src = getenv("PT_SRCDIR");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/tests/fuzz/corpus_jitdump/node20-snippet.dump", src ? src : ".");
+    size_t len;
+    uint8_t *d = dump(p, &len);
+    struct pt_jd_summary sum;
+    ck_assert_uint_eq(expect(d, len, "its last 2 of 384 code bytes (padding: nops) are covered by no FDE", "node"), 0);
+    ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, NULL, NULL), 0);
+    ck_assert_uint_eq(sum.rows_loads, 1);
+    ck_assert_uint_eq(sum.rows_pcs, 382);
+    ck_assert_uint_eq(sum.rows_table_loads, 0);
+    /* the same FDE 16 bytes shorter: real code without rules */
+    struct pt_jd_iter it;
+    struct pt_jd_record r, u = {0};
+    ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
+    while (pt_jd_next(&it, &r) == 1)
+        if (r.id == PT_JD_UNWINDING_INFO && r.unwinding_size > r.eh_frame_hdr_size)
+            u = r;
+    struct eh_at e = eh_of(d, &u);
+    uint32_t range;
+    memcpy(&range, d + e.eh + e.fde.offset + 12, 4);
+    ck_assert_uint_eq(range, 382);
+    range -= 16;
+    memcpy(d + e.eh + e.fde.offset + 12, &range, 4);
+    ck_assert_uint_gt(expect(d, len, "code bytes +0x16e..+0x180 (18 of 384) are covered by no FDE", "node short"), 0);
+    free(d);
+
+    snprintf(p, sizeof p, "%s/tests/fuzz/corpus_jitdump/perftramp-s390x-be.dump", src ? src : ".");
+    d = dump(p, &len);
+    ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, NULL, NULL), 0);
+    const struct pt_arch *s390x = pt_arch_find("s390x");
+    ck_assert_ptr_nonnull(s390x);
+    ck_assert_uint_eq(sum.rows_table_loads, 1);
+    ck_assert_uint_eq(sum.rows_boundaries, s390x->n_insns);
+    ck_assert_str_eq(sum.rows_table, "s390x");
+    free(d);
 }
 END_TEST
 
@@ -767,6 +984,8 @@ static Suite *jitdump_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 300);
     tcase_add_test(t, validator_rejects_what_perf_chokes_on);
+    tcase_add_test(t, validator_checks_rows_of_own_dump);
+    tcase_add_test(t, validator_checks_rows_of_corpus_dumps);
     tcase_add_test(t, validator_survives_garbage);
     suite_add_tcase(s, t);
     return s;

@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* The reference cross-check.  For every built-in table with a reference
  * object tests/ref/<arch>.S, assemble the reference with clang and with GNU
- * as, link it (resolving pc-relative relocations), and require:
+ * as (<triple>-as, also for the host: the test never lets $CC stand in for
+ * gas), link it (resolving pc-relative relocations), and require:
  *   - .text bytes == the table's bytes (data words and padding masked);
  *   - the CFA and register rules at every instruction boundary == those of
  *     the FDE perftramp emits, decoded by our decoder;
- *   - the same, decoded by readelf --debug-dump=frames-interp. */
+ *   - the CIE's return-address column == the table's;
+ *   - the FDE's pc_range == the trampoline's size: the emitter's FDE covers
+ *     the data words too, and so does the reference's .cfi_endproc;
+ *   - the alignment factors by meaning: the two toolchains choose
+ *     different raw factors, so what is compared is their effect, the byte
+ *     offsets at which the rules change and the byte offsets of every saved
+ *     register (the decoder multiplies the factors out);
+ *   - the rules at every boundary again, decoded by readelf
+ *     --debug-dump=frames-interp.
+ * Prints one line per architecture and toolchain:
+ *   PROOF: arch.<arch>.reference-gas|reference-clang proven|failed|not-run ...
+ * A missing assembler or linker is not-run, and the test then exits 77
+ * (SKIP) unless something failed. */
 #include "read/eh_decode.h"
 #include "emit/eh_frame.h"
 #include "emit/elf_image.h"
@@ -14,6 +27,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +35,31 @@
 #include <unistd.h>
 
 #define MAX_ROWS 64
+#define MAX_ARCHES 16
 
 static char workdir[256];
+
+/* One proof per architecture and toolchain.  The Check runner is told not
+ * to fork, so a failed assertion ends the loop iteration: a proof still
+ * RUNNING at the end failed, with that iteration's message; one never
+ * started (PENDING) was not reached. */
+enum { TC_CLANG, TC_GAS, TC_COUNT };
+static const char *const tc_label[TC_COUNT] = {"clang", "gas"};
+enum proof_state { P_PENDING = 0, P_RUNNING, P_PROVEN, P_NOT_RUN };
+static struct {
+    const char *arch;
+    enum proof_state state[TC_COUNT];
+    char detail[TC_COUNT][200];
+} proofs[MAX_ARCHES];
+
+static void proof_set(int i, int tc, enum proof_state st, const char *fmt, ...)
+{
+    proofs[i].state[tc] = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(proofs[i].detail[tc], sizeof proofs[i].detail[tc], fmt, ap);
+    va_end(ap);
+}
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -68,6 +105,8 @@ struct fde_rows {
     struct pt_row rows[MAX_ROWS];
     int n;
     uint64_t range;
+    uint64_t ra_column, code_align;
+    int64_t data_align;
 };
 
 static int take_rows(void *arg, const struct pt_cie *cie, const struct pt_fde *fde)
@@ -77,6 +116,9 @@ static int take_rows(void *arg, const struct pt_cie *cie, const struct pt_fde *f
         return 0;
     fr->n = pt_eh_rows(fr->ctx, cie, fde, fr->rows, MAX_ROWS);
     fr->range = fde->pc_range;
+    fr->ra_column = cie->ra_column;
+    fr->code_align = cie->code_align;
+    fr->data_align = cie->data_align;
     return 1;
 }
 
@@ -130,11 +172,25 @@ static bool rows_differ(const struct pt_row *a, const struct pt_row *b, char *wh
     return false;
 }
 
+/* The byte offsets below `end` at which the rules change (rows equal to
+ * the one before them dropped: an assembler may emit an empty advance). */
+static size_t change_locs(const struct fde_rows *fr, uint64_t end, uint64_t *locs, size_t max)
+{
+    size_t n = 0;
+    char why[8];
+    for (int i = 0; i < fr->n && fr->rows[i].loc < end && n < max; i++)
+        if (i == 0 || rows_differ(&fr->rows[i - 1], &fr->rows[i], why, sizeof why))
+            locs[n++] = fr->rows[i].loc;
+    return n;
+}
+
 /* Our side: the table's code and its emitted FDE, in an ELF readelf reads. */
 struct ours {
     struct pt_layout l;
     struct pt_buf eh;
     char elf_path[300];
+    char factors[2][48]; /* the reference's CIE factors: clang, gas */
+    size_t changes;      /* rule changes inside the code */
 };
 
 enum { OUR_TEXT = 0x10000, OUR_EH = 0x20000 };
@@ -167,11 +223,12 @@ static void build_ours(const struct pt_arch *arch, struct ours *o)
     free(img);
 }
 
-/* Assembles and links the reference with one toolchain; compares. Returns
- * 1 when compared, 0 when the toolchain is missing. */
-static int check_toolchain(const struct pt_arch *arch, struct ours *o, const char *label, const char *assemble,
-                           const char *ld, const char *readelf)
+/* Assembles and links the reference with one toolchain and compares;
+ * returns only when everything agrees. */
+static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, const char *assemble, const char *ld,
+                            const char *readelf)
 {
+    const char *label = tc_label[tc];
     char src[512], obj[400], so[400], cmd[2048], err[256];
     snprintf(src, sizeof src, "%s/tests/ref/%s.S", env_or("PT_SRCDIR", "."), arch->name);
     snprintf(obj, sizeof obj, "%s/%s-%s.o", workdir, arch->name, label);
@@ -219,7 +276,38 @@ static int check_toolchain(const struct pt_arch *arch, struct ours *o, const cha
                       label, (unsigned long long)off, arch->insns[i].text, why_rows);
     }
 
-    /* 3. readelf as the second opinion */
+    /* 3. the CIE's return-address column, and the FDE's extent */
+    ck_assert_msg(ref.ra_column == mine.ra_column && mine.ra_column == arch->ra_column,
+                  "%s %s: return-address column: reference %llu, emitted %llu, table %u", arch->name, label,
+                  (unsigned long long)ref.ra_column, (unsigned long long)mine.ra_column, arch->ra_column);
+    ck_assert_msg(ref.range == o->l.size && mine.range == o->l.size,
+                  "%s %s: FDE pc_range: reference %llu, emitted %llu, trampoline (code + data words) %zu", arch->name,
+                  label, (unsigned long long)ref.range, (unsigned long long)mine.range, o->l.size);
+
+    /* 4. alignment factors by meaning: the same change points in bytes
+     * (the code factor times each advance); register offsets in bytes
+     * were compared at every boundary above (the data factor) */
+    uint64_t ref_locs[MAX_ROWS], my_locs[MAX_ROWS];
+    size_t n_ref = change_locs(&ref, o->l.code_len, ref_locs, MAX_ROWS);
+    size_t n_mine = change_locs(&mine, o->l.code_len, my_locs, MAX_ROWS);
+    bool same_locs = n_ref == n_mine;
+    for (size_t i = 0; same_locs && i < n_ref; i++)
+        same_locs = ref_locs[i] == my_locs[i];
+    ck_assert_msg(same_locs,
+                  "%s %s: the rules change at different byte offsets (%zu changes in the reference, %zu emitted; "
+                  "code alignment factor %llu vs %llu)",
+                  arch->name, label, n_ref, n_mine, (unsigned long long)ref.code_align,
+                  (unsigned long long)mine.code_align);
+    for (size_t i = 0; i < n_mine; i++)
+        ck_assert_msg(my_locs[i] % mine.code_align == 0 && my_locs[i] % ref.code_align == 0,
+                      "%s %s: rule change at %llu is not a multiple of the code alignment factors (%llu, %llu)",
+                      arch->name, label, (unsigned long long)my_locs[i], (unsigned long long)mine.code_align,
+                      (unsigned long long)ref.code_align);
+    snprintf(o->factors[tc], sizeof o->factors[0], "%s: code %llu data %lld", label,
+             (unsigned long long)ref.code_align, (long long)ref.data_align);
+    o->changes = n_mine;
+
+    /* 5. readelf as the second opinion */
     if (readelf) {
         struct re_table rt, mt;
         ck_assert_msg(readelf_fde_rows(readelf, so, text.addr, &rt, err, sizeof err) == 0, "%s", err);
@@ -239,62 +327,115 @@ static int check_toolchain(const struct pt_arch *arch, struct ours *o, const cha
         }
     }
     free(img);
-    return 1;
 }
 
+/* A tool on PATH that says it is GNU as. */
+static bool is_gnu_as(const char *tool)
+{
+    char cmd[512], line[256];
+    snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", tool);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return false;
+    bool gnu = false;
+    while (fgets(line, sizeof line, f))
+        gnu = gnu || strstr(line, "GNU assembler") != NULL;
+    pclose(f);
+    return gnu;
+}
+
+/* One loop iteration per architecture and toolchain (_i = 2 * arch +
+ * toolchain), so a failure with one toolchain does not hide the other. */
 START_TEST(every_table_matches_its_reference)
 {
-    const struct pt_arch *arch = pt_arch_list[_i];
+    int ai = _i / TC_COUNT, tc = _i % TC_COUNT;
+    const struct pt_arch *arch = pt_arch_list[ai];
+    ck_assert_int_lt(ai, MAX_ARCHES);
+    proofs[ai].arch = arch->name;
+    proof_set(ai, tc, P_RUNNING, "");
     char src[512];
     snprintf(src, sizeof src, "%s/tests/ref/%s.S", env_or("PT_SRCDIR", "."), arch->name);
     struct stat st;
     ck_assert_msg(stat(src, &st) == 0, "%s: every table needs its reference %s", arch->name, src);
 
     bool host = strcmp(arch->name, env_or("PT_HOST_ARCH", "")) == 0;
-    char clang_cmd[300], gas_cmd[300], ld[200], readelf[200], tool[200];
-    snprintf(clang_cmd, sizeof clang_cmd, "clang --target=%s -c", arch->clang_target);
-    snprintf(tool, sizeof tool, "%s-as", arch->clang_target);
-    if (host)
-        snprintf(gas_cmd, sizeof gas_cmd, "%s -c", env_or("PT_CC", "cc"));
-    else
-        snprintf(gas_cmd, sizeof gas_cmd, "%s", tool);
-    bool have_gas = host || have_tool(tool);
+    char assemble[300], ld[200], readelf[200];
+    if (tc == TC_CLANG) {
+        snprintf(assemble, sizeof assemble, "clang --target=%s -c", arch->clang_target);
+    } else {
+        /* GNU as by its triple name, on the host too (Debian installs
+         * x86_64-linux-gnu-as next to as): never $CC, which may be clang */
+        snprintf(assemble, sizeof assemble, "%s-as", arch->clang_target);
+        if (host && !is_gnu_as(assemble))
+            snprintf(assemble, sizeof assemble, "as");
+    }
     snprintf(ld, sizeof ld, "%s-ld", arch->clang_target);
-    if (!have_tool(ld))
-        snprintf(ld, sizeof ld, "%s", host ? "ld" : "");
+    if (host && !have_tool(ld))
+        snprintf(ld, sizeof ld, "ld");
     snprintf(readelf, sizeof readelf, "readelf");
 
     struct ours o;
+    memset(&o, 0, sizeof o);
     build_ours(arch, &o);
-    int done = 0;
-    if (!*ld) {
-        printf("SKIP: reference %s: no linker %s-ld (install binutils-%s)\n", arch->name, arch->clang_target,
-               arch->clang_target);
+    if (!have_tool(ld)) {
+        proof_set(ai, tc, P_NOT_RUN, "no linker %s (binutils-%s)", ld, arch->clang_target);
+    } else if (!have_tool(readelf)) {
+        proof_set(ai, tc, P_NOT_RUN, "no readelf (binutils)");
+    } else if (tc == TC_CLANG && !have_tool("clang")) {
+        proof_set(ai, tc, P_NOT_RUN, "clang not installed");
+    } else if (tc == TC_GAS && !is_gnu_as(assemble)) {
+        proof_set(ai, tc, P_NOT_RUN, "GNU as %s not installed (binutils-%s)", assemble, arch->clang_target);
     } else {
-        if (have_tool("clang"))
-            done += check_toolchain(arch, &o, "clang", clang_cmd, ld, readelf);
-        else
-            printf("SKIP: reference %s: clang not installed\n", arch->name);
-        if (have_gas)
-            done += check_toolchain(arch, &o, "gas", gas_cmd, ld, readelf);
-        else
-            printf("SKIP: reference %s: %s not installed\n", arch->name, tool);
+        check_toolchain(arch, &o, tc, assemble, ld, readelf);
+        proof_set(ai, tc, P_PROVEN,
+                  "%zu boundaries: bytes, rules (our decoder and readelf), RA column %u, pc_range %zu, "
+                  "%zu rows at the same byte offsets (%s)",
+                  arch->n_insns, arch->ra_column, o.l.size, o.changes, o.factors[tc]);
     }
-    /* the host must always be proven by both toolchains */
-    if (host)
-        ck_assert_int_eq(done, 2);
-    printf("reference %-8s: %zu instructions, %zu bytes, .eh_frame %zu bytes: %s\n", arch->name, arch->n_insns,
-           o.l.size, o.eh.len,
-           done == 2 ? "bytes + rules at every boundary == clang and gas (our decoder and readelf)"
-                     : done == 1 ? "checked against one toolchain only" : "NOT CHECKED (toolchain missing)");
+    printf("reference %-8s %-5s: %zu instructions, %zu bytes, .eh_frame %zu bytes: %s\n", arch->name, tc_label[tc],
+           arch->n_insns, o.l.size, o.eh.len, proofs[ai].state[tc] == P_PROVEN ? "proven" : "NOT RUN");
     fflush(stdout);
     pt_buf_free(&o.eh);
 }
 END_TEST
 
+/* One PROOF line per architecture and toolchain.  Returns how many
+ * failed; *not_run counts the ones that could not run. */
+static int print_proofs(SRunner *r, int *not_run)
+{
+    TestResult **res = srunner_failures(r);
+    int n_res = srunner_ntests_failed(r), next = 0, failed = 0;
+    *not_run = 0;
+    for (size_t i = 0; i < pt_arch_count && i < MAX_ARCHES; i++) {
+        for (int tc = 0; tc < TC_COUNT; tc++) {
+            const char *name = pt_arch_list[i]->name, *what = tc_label[tc];
+            switch (proofs[i].state[tc]) {
+            case P_PROVEN:
+                printf("PROOF: arch.%s.reference-%s proven %s\n", name, what, proofs[i].detail[tc]);
+                break;
+            case P_NOT_RUN:
+                printf("PROOF: arch.%s.reference-%s not-run %s\n", name, what, proofs[i].detail[tc]);
+                (*not_run)++;
+                break;
+            case P_RUNNING: /* failures come in loop order, one per failed iteration */
+                printf("PROOF: arch.%s.reference-%s failed %s\n", name, what, next < n_res ? tr_msg(res[next++]) : "?");
+                failed++;
+                break;
+            case P_PENDING:
+                printf("PROOF: arch.%s.reference-%s failed not reached\n", name, what);
+                failed++;
+                break;
+            }
+        }
+    }
+    free(res);
+    return failed;
+}
+
 int main(void)
 {
-    snprintf(workdir, sizeof workdir, "%s", "/tmp/perftramp-ref-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(workdir, sizeof workdir, "%s/perftramp-ref-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(workdir)) {
         perror("mkdtemp");
         return 1;
@@ -302,16 +443,23 @@ int main(void)
     Suite *s = suite_create("reference");
     TCase *t = tcase_create("tables");
     tcase_set_timeout(t, 120);
-    tcase_add_loop_test(t, every_table_matches_its_reference, 0, (int)pt_arch_count);
+    tcase_add_loop_test(t, every_table_matches_its_reference, 0, (int)pt_arch_count * TC_COUNT);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_set_fork_status(r, CK_NOFORK);
     srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
+    int not_run = 0;
+    int failed = print_proofs(r, &not_run);
     srunner_free(r);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", workdir);
-    return failed ? 1 : 0;
+    if (failed)
+        return 1;
+    if (not_run) {
+        printf("SKIP: %d reference proof(s) not run (see the PROOF lines)\n", not_run);
+        return 77;
+    }
+    return 0;
 }

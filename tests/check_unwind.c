@@ -131,7 +131,9 @@ END_TEST
  * mapped_size), and the in-arena .eh_frame must follow that stride. */
 START_TEST(test_all_outputs_wider_stride)
 {
-    char dir[] = "/tmp/perftramp-unwind-XXXXXX";
+    char dir[200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/perftramp-unwind-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     struct perftramp_options o = {.outputs = PERFTRAMP_ALL, .jitdump_dir = dir};
     perftramp *pt = perftramp_open(&o);

@@ -1,13 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # perftramp check on perftramp's own jitdump (examples/hello with
-# PERFTRAMP=jitdump): valid with no warning; every corrupted copy rejected;
-# usage and I/O errors are exit 2; --json is well formed for hostile names.
+# PERFTRAMP=jitdump): valid with no warning, its rows equal to the host
+# table's at every instruction; every corrupted copy rejected, including
+# copies whose FDEs tests/jitdump_edit rewrote (CFA offset 16 -> 24, FDEs
+# moved away); node 20's dump from the fuzz corpus valid with its trailing
+# nop a warning; usage and I/O errors are exit 2; --json is well formed for
+# hostile names.
 set -u
 : "${PT_BUILDDIR:=.}" "${PT_SRCDIR:=.}"
 PT="$PT_BUILDDIR/tools/perftramp"
 HELLO="$PT_BUILDDIR/examples/hello"
+EDIT="$PT_BUILDDIR/tests/jitdump_edit"
 [ -x "$PT" ] || { echo "FAIL: $PT not built"; exit 1; }
+[ -x "$EDIT" ] || { echo "FAIL: $EDIT not built"; exit 1; }
 [ -x "$HELLO" ] || { echo "FAIL: $HELLO not built"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cli_check.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -25,6 +31,33 @@ grep -q "valid (0 errors, 0 warnings)" "$work/out.txt" ||
     { echo "FAIL: perftramp's own dump is not warning-free"; cat "$work/out.txt"; fail=1; }
 grep -q "LOADs with unwinding info: 1 of 1 (0 of them without .eh_frame)" "$work/out.txt" ||
     { echo "FAIL: the LOAD has no unwinding info"; fail=1; }
+n_insns=$("$PT" arch "${PT_HOST_ARCH:-x86_64}" | awk '/^Rules at every instruction offset/ { on = 1; next }
+    on && /^  \(/ { on = 0 } on && /^  0x/ { n++ } END { print n + 0 }')
+grep -q "rows: 1 LOAD checked pc by pc, .* 1 LOAD is the ${PT_HOST_ARCH:-x86_64} trampoline, $n_insns instruction boundaries compared" \
+    "$work/out.txt" || { echo "FAIL: the rows of the LOAD were not compared with the table's $n_insns boundaries"; grep rows "$work/out.txt"; fail=1; }
+
+# rows: the dump's FDEs rewritten after the fact (tests/jitdump_edit)
+if "$EDIT" "$dump" "$work/cfa24.dump" cfa-offset 16 24 > /dev/null; then
+    check_expect 1 "$work/cfa24.dump" "perftramp dump with CFA offset 16 changed to 24"
+    grep -q "rules differ from the table's" "$work/out.txt" ||
+        { echo "FAIL: CFA offset 24: not reported as a row that differs from the table"; cat "$work/out.txt"; fail=1; }
+    if [ "${PT_HOST_ARCH:-x86_64}" = x86_64 ]; then
+        grep -q "found CFA=rsp+24 rbp=c-16 rip=c-8, the table's: CFA=rsp+16 rbp=c-16 rip=c-8" "$work/out.txt" ||
+            { echo "FAIL: CFA offset 24: the message does not name the rules found and expected"; cat "$work/out.txt"; fail=1; }
+        grep -q "first at pc 0x[0-9a-f]* (+0x5, mov %rsp,%rbp)" "$work/out.txt" ||
+            { echo "FAIL: CFA offset 24: the message does not name the pc"; cat "$work/out.txt"; fail=1; }
+    fi
+else
+    echo "note: the ${PT_HOST_ARCH:-?} table's FDE has no DW_CFA_def_cfa_offset 16: that case not run"
+fi
+"$EDIT" "$dump" "$work/moved.dump" pc-begin 4096 > /dev/null || { echo "FAIL: jitdump_edit pc-begin"; fail=1; }
+check_expect 1 "$work/moved.dump" "perftramp dump with its FDE moved 4 KiB away"
+
+# node 20's dump (fuzz corpus): valid; its FDE ends before a 2-byte nop
+node_dump="$PT_SRCDIR/tests/fuzz/corpus_jitdump/node20-snippet.dump"
+check_expect 0 "$node_dump" "node 20 dump from the corpus"
+grep -q "its last 2 of 384 code bytes (padding: nops) are covered by no FDE" "$work/out.txt" ||
+    { echo "FAIL: node's trailing nop is not graded as a warning"; cat "$work/out.txt"; fail=1; }
 
 corrupt_all "$dump" perftramp
 

@@ -6,14 +6,29 @@
  * apart only by the trampoline frames:
  *
  *   main -> py::main -> pt_eval -> py::outer -> pt_eval -> py::middle
- *        -> pt_eval -> py::inner -> pt_eval (hot loop)
+ *        -> pt_eval -> py::inner -> LEAF
+ *
+ * LEAF depends on the mode (third argument):
+ *   eval    pt_eval's own hot loop (a C function with an rbp frame).
+ *   hidden  py::inner wraps pt_hidden_spin (tests/hidden_rbp.S) instead of
+ *           pt_eval: it spins with GARBAGE in %rbp, so only DWARF (its own
+ *           CFI, then the trampolines') unwinds the samples taken there.
+ *   edges   py::inner's pt_eval calls pt_hidden_loop, which calls the
+ *           trampoline py::leaf (wrapping pt_return_arg, which returns at
+ *           once) in a tight loop with garbage in %rbp: many samples land
+ *           on the trampoline's own instructions, including the entry and
+ *           the `ret` where its frame is not (or no longer) set up.
+ * (hidden and edges exist on x86-64 only: elsewhere they exit 77.)
  *
  * py::never is wrapped but never called: its name must never show up.
- * Usage: perf_workload jitdump|perfmap SECONDS   (jitdump dir: $JITDUMPDIR)
- * Built with -fno-omit-frame-pointer so perf --call-graph fp works. */
+ * Usage: perf_workload jitdump|perfmap SECONDS [eval|hidden|edges]
+ * (SECONDS of CPU time)
+ * (jitdump dir: $JITDUMPDIR).  Built with -fno-omit-frame-pointer so
+ * perf --call-graph fp works through the C frames. */
 #include <perftramp.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +39,21 @@ struct frame;
 typedef long (*eval_fn)(const struct frame *);
 
 struct frame {
+    long spins;                 /* work done by a leaf; FIRST: pt_hidden_spin reads it */
     const struct frame *callee; /* the function this one calls, or NULL */
     eval_fn callee_entry;       /* its trampoline */
-    long spins;                 /* work done by a leaf */
+    long (*leaf_tramp)(long);   /* edges mode: py::leaf, called by pt_hidden_loop */
 };
+_Static_assert(offsetof(struct frame, spins) == 0, "pt_hidden_spin(const long *) reads frame->spins");
 
 long pt_eval(const struct frame *f);
+#if defined(__x86_64__)
+/* tests/hidden_rbp.S */
+long pt_hidden_spin(const long *spins);
+long pt_hidden_loop(long (*fn)(long), long arg, long n);
+long pt_return_arg(long x);
+#define HAVE_HIDDEN_RBP 1
+#endif
 
 /* The evaluator.  noinline, and the "+ 1" keeps the call from becoming a
  * tail call, as in a real interpreter that uses the callee's result. */
@@ -37,25 +61,49 @@ __attribute__((noinline)) long pt_eval(const struct frame *f)
 {
     if (f->callee)
         return f->callee_entry(f->callee) + 1;
+#ifdef HAVE_HIDDEN_RBP
+    if (f->leaf_tramp)
+        return pt_hidden_loop(f->leaf_tramp, f->spins, f->spins / 8) + 1;
+#endif
     volatile unsigned long acc = 0; /* unsigned: wraps, never overflows */
     for (long i = 0; i < f->spins; i++)
         acc = acc + ((unsigned long)i ^ (acc >> 3)); /* the hot loop */
     return (long)(acc >> 1);
 }
 
+/* CPU time, not wall time: cpu-clock samples this process's CPU time, so a
+ * loaded machine gives it as many samples as an idle one (only later). */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static perftramp_fn wrap(perftramp *pt, perftramp_fn target, const char *name)
+{
+    perftramp_fn t = perftramp_wrap(pt, target, name);
+    if (!t) {
+        fprintf(stderr, "perftramp_wrap %s: %s\n", name, strerror(errno));
+        exit(1);
+    }
+    return t;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "jitdump") && strcmp(argv[1], "perfmap"))) {
-        fprintf(stderr, "usage: %s jitdump|perfmap SECONDS\n", argv[0]);
+    const char *mode = argc > 3 ? argv[3] : "eval";
+    if (argc < 3 || argc > 4 || (strcmp(argv[1], "jitdump") && strcmp(argv[1], "perfmap")) ||
+        (strcmp(mode, "eval") && strcmp(mode, "hidden") && strcmp(mode, "edges"))) {
+        fprintf(stderr, "usage: %s jitdump|perfmap SECONDS [eval|hidden|edges]\n", argv[0]);
         return 2;
     }
+#ifndef HAVE_HIDDEN_RBP
+    if (strcmp(mode, "eval")) {
+        printf("SKIP: mode %s needs tests/hidden_rbp.S, written for x86-64 only\n", mode);
+        return 77;
+    }
+#endif
     double seconds = atof(argv[2]);
     struct perftramp_options o = {.outputs = strcmp(argv[1], "jitdump") ? PERFTRAMP_PERF_MAP : PERFTRAMP_JITDUMP};
     perftramp *pt = perftramp_open(&o);
@@ -64,22 +112,29 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *names[4] = {"py::main", "py::outer", "py::middle", "py::inner"};
+    perftramp_fn target[4] = {(perftramp_fn)pt_eval, (perftramp_fn)pt_eval, (perftramp_fn)pt_eval,
+                              (perftramp_fn)pt_eval};
+    long (*leaf)(long) = NULL;
+#ifdef HAVE_HIDDEN_RBP
+    if (strcmp(mode, "hidden") == 0)
+        target[3] = (perftramp_fn)pt_hidden_spin; /* py::inner: the garbage-rbp spinner */
+#endif
     eval_fn entry[4];
     for (int i = 0; i < 4; i++)
-        entry[i] = (eval_fn)perftramp_wrap(pt, (perftramp_fn)pt_eval, names[i]);
-    eval_fn never = (eval_fn)perftramp_wrap(pt, (perftramp_fn)pt_eval, "py::never");
-    for (int i = 0; i < 4; i++)
-        if (!entry[i] || !never) {
-            fprintf(stderr, "perftramp_wrap: %s\n", strerror(errno));
-            return 1;
-        }
+        entry[i] = (eval_fn)wrap(pt, target[i], names[i]);
+    (void)wrap(pt, (perftramp_fn)pt_eval, "py::never");
+#ifdef HAVE_HIDDEN_RBP
+    if (strcmp(mode, "edges") == 0)
+        leaf = (long (*)(long))wrap(pt, (perftramp_fn)pt_return_arg, "py::leaf");
+#endif
     struct frame frames[4];
     for (int i = 0; i < 4; i++) {
         frames[i].callee = i < 3 ? &frames[i + 1] : NULL;
         frames[i].callee_entry = i < 3 ? entry[i + 1] : NULL;
         frames[i].spins = 200000;
+        frames[i].leaf_tramp = i == 3 ? leaf : NULL;
     }
-    printf("pid %ld\n", (long)getpid());
+    printf("pid %ld mode %s\n", (long)getpid(), mode);
     fflush(stdout);
     long calls = 0;
     unsigned long sum = 0;

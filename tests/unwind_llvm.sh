@@ -32,4 +32,6 @@ fi
 # the unwinder in use must really be LLVM's
 ldd "$tmp/check_unwind_llvm" | grep -q "$(dirname "$lib")/libunwind.so.1" || { echo "FAIL: not linked to $lib"; exit 1; }
 echo "unwinder: $lib"
-exec "$tmp/check_unwind_llvm"
+# not exec: the EXIT trap must still remove $tmp
+"$tmp/check_unwind_llvm"
+exit $?

@@ -221,6 +221,13 @@ static void json_file(FILE *out, const char *path, const struct pt_jd_summary *s
             ",\"first_timestamp\":%" PRIu64 ",\"last_timestamp\":%" PRIu64 ",\"closed\":%s",
             s->loads_with_unwind, empty_unwind, s->valid_bytes, s->trailing_bytes, s->first_timestamp, s->last_timestamp,
             s->closed ? "true" : "false");
+    fprintf(out, ",\"rows\":{\"loads\":%zu,\"pcs_with_cfa_and_ra\":%" PRIu64 ",\"table\":", s->rows_loads,
+            s->rows_pcs);
+    if (s->rows_table)
+        json_str(out, s->rows_table);
+    else
+        fputs("null", out);
+    fprintf(out, ",\"table_loads\":%zu,\"boundaries_compared\":%zu}", s->rows_table_loads, s->rows_boundaries);
     fputs(",\"issues\":[", out);
     for (size_t i = 0; i < is->n; i++) {
         fprintf(out, "%s{\"severity\":\"%s\",\"offset\":%zu,\"message\":", i ? "," : "", sev_name(is->v[i].sev),
@@ -264,6 +271,15 @@ static void text_file(FILE *out, const char *path, const struct pt_jd_summary *s
     if (s->records)
         fprintf(out, "  timestamps: %" PRIu64 " .. %" PRIu64 " ns%s\n", s->first_timestamp, s->last_timestamp,
                 s->closed ? "; closed" : "");
+    if (s->rows_loads) {
+        fprintf(out, "  rows: %zu LOAD%s checked pc by pc, %" PRIu64 " code bytes with a CFA and a return-address rule",
+                s->rows_loads, s->rows_loads == 1 ? "" : "s", s->rows_pcs);
+        if (s->rows_table_loads)
+            fprintf(out, "; %zu LOAD%s the %s trampoline, %zu instruction boundaries compared with its table",
+                    s->rows_table_loads, s->rows_table_loads == 1 ? " is" : "s are", s->rows_table,
+                    s->rows_boundaries);
+        fputc('\n', out);
+    }
     if (s->trailing_bytes)
         fprintf(out, "  %zu bytes after the last whole record\n", s->trailing_bytes);
     size_t shown[3] = {0}, hidden[3] = {0};

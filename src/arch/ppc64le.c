@@ -23,6 +23,13 @@
  * leaves the link-stack predictor balanced), `mflr r12` fetches it and the
  * `ld` displacement is measured from that `mflr`.  LR is saved before.
  *
+ * The "LR saved at CFA+16" rule holds from `stdu` on, not from the `std`
+ * that stores it: GCC 12 and clang 14 (powerpc64le-linux-gnu, -O2 -S on a
+ * function that calls another) both attach `.cfi_offset 65, 16` after the
+ * `stdu`, and perf's ppc64 call-chain fix-up, which reads the CFI at the
+ * sampled pc, follows them.  LR itself keeps the return address until
+ * `bcl`, so "LR unchanged" is exact before `stdu` as well.
+ *
  * Encodings: Power ISA 3.0B book I (mfspr/mtspr 31/339,467 with SPR 8=LR,
  * 9=CTR; std/stdu DS-form 62/0,1; ld DS-form 58/0; bc B-form 16; bcctr
  * XL-form 19/528; bclr 19/16; addi D-form 14; tw 31/4).  DWARF numbers:
@@ -33,8 +40,8 @@ enum { R1 = 1, LR = 65, FRAME = 96, LR_SAVE = 16, EM_PPC64 = 21 };
 
 static const struct pt_insn ppc64le_insns[] = {
     {PT_LE32(0x7c0802a6), .text = "mflr r0"},
-    {PT_LE32(0xf8010010), .text = "std r0,16(r1)", PT_CFI(SAVED(LR, LR_SAVE))},
-    {PT_LE32(0xf821ffa1), .text = "stdu r1,-96(r1)", PT_CFI(CFA_OFFSET(FRAME))},
+    {PT_LE32(0xf8010010), .text = "std r0,16(r1)"},
+    {PT_LE32(0xf821ffa1), .text = "stdu r1,-96(r1)", PT_CFI(CFA_OFFSET(FRAME), SAVED(LR, LR_SAVE))},
     {PT_LE32(0xf8410018), .text = "std r2,24(r1)"},
     {PT_LE32(0x429f0005), .text = "bcl 20,31,$+4"},
     {PT_LE32(0x7d8802a6), .text = "mflr r12"},

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
- * DESIGN.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
+ * docs/facts.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
  * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in
  * ONE pwrite() under the core's lock, a CLOSE record at the end.
  *
@@ -78,8 +78,15 @@ static int append(struct pt_jitdump *jd, const void *buf, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         int e = w < 0 ? errno : EIO;
-        if (done)
-            (void)ftruncate(jd->fd, jd->end);
+        if (done && ftruncate(jd->fd, jd->end) != 0) {
+            /* Nothing left to try: the write already failed, e says why,
+             * and the caller disables this output.  perf stops reading
+             * at a record whose total_size runs past the end of file,
+             * so a torn tail hides nothing before it.  (An explicit
+             * test, not a (void) cast: glibc marks ftruncate
+             * warn_unused_result under _FORTIFY_SOURCE, and gcc does
+             * not accept (void) for that.) */
+        }
         errno = e;
         return -1;
     }

@@ -2,10 +2,11 @@
 /* jitdump reader and validator.  Format facts: tools/perf/util/jitdump.h
  * (header, prefix, records), jitdump.c (how perf inject consumes them),
  * genelf.c (where .text/.eh_frame/.eh_frame_hdr land in the ELF it
- * synthesizes per LOAD).  See DESIGN.md "jitdump". */
+ * synthesizes per LOAD).  See docs/facts.md "jitdump". */
 #include "read/jitdump_reader.h"
 
 #include "read/eh_decode.h"
+#include "read/jitdump_rows.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,11 +206,12 @@ struct vstate {
     size_t n_loads, cap_loads;
     bool big_endian; /* of the data inside records (.eh_frame) */
     struct pt_row *rows; /* scratch for decoding FDE programs */
+    struct pt_jd_rows *row_check; /* rules at every pc (jitdump_rows.h) */
 };
 
 enum issue_kind {
     K_HEADER, K_FRAMING, K_ID, K_TIME, K_LOAD, K_NAME, K_PID, K_UNWIND, K_EH, K_BIND, K_DUP_INDEX,
-    K_DUP_CODE, K_OVERLAP, K_MOVE, K_DEBUG, K_CLOSE, K_NOMEM, K_COUNT
+    K_DUP_CODE, K_OVERLAP, K_MOVE, K_DEBUG, K_CLOSE, K_NOMEM, K_ROWS, K_COUNT
 };
 
 __attribute__((format(printf, 5, 6))) static void issue(struct vstate *s, enum issue_kind k,
@@ -226,7 +228,7 @@ __attribute__((format(printf, 5, 6))) static void issue(struct vstate *s, enum i
     }
     if (!s->fn)
         return;
-    char msg[256];
+    char msg[512]; /* room for two rows of rules (jitdump_rows.c) */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -277,7 +279,6 @@ struct eh_walk {
     uint64_t text, end;
     bool covered, rows_bad;
     uint64_t fde_addr;
-    uint64_t short_by;      /* code bytes after the end of the FDE covering the start */
     char why[200];
 };
 
@@ -289,13 +290,11 @@ static int eh_walk_cb(void *arg, const struct pt_cie *cie, const struct pt_fde *
         w->rows_bad = true;
         return 1;
     }
-    /* covers the code start; V8 ends its FDE before trailing padding (a
-     * 2-byte nop seen in node 20), reported as a warning by the caller */
+    /* covers the code start (what the rest covers, pc by pc, is
+     * jitdump_rows.c's part) */
     if (!w->covered && fde->pc_begin <= w->text && w->text - fde->pc_begin < fde->pc_range) {
         w->covered = true;
         w->fde_addr = w->ctx->address + fde->offset;
-        if (fde->pc_range < w->end - fde->pc_begin)
-            w->short_by = w->end - fde->pc_begin - fde->pc_range;
     }
     return 0;
 }
@@ -316,7 +315,7 @@ static void hdr_row_cb(void *arg, uint64_t pc, uint64_t fde)
  * `code_size` bytes with .text at address `text`.  Returns true when it
  * is usable; otherwise describes the first problem in `why`. */
 static bool eh_usable_at(struct vstate *s, const struct pt_jd_record *u, uint64_t code_size, uint64_t text,
-                         char *why, size_t why_len, uint64_t *short_by)
+                         char *why, size_t why_len)
 {
     size_t hdr_size = (size_t)u->eh_frame_hdr_size;
     size_t eh_size = (size_t)u->unwinding_size - hdr_size;
@@ -363,8 +362,12 @@ static bool eh_usable_at(struct vstate *s, const struct pt_jd_record *u, uint64_
                  (unsigned long long)hi.fde_count);
         return false;
     }
-    *short_by = w.short_by;
     return true;
+}
+
+static void rows_issue(void *arg, enum pt_jd_severity sev, size_t offset, const char *msg)
+{
+    issue(arg, K_ROWS, sev, offset, "%s", msg);
 }
 
 static void check_unwinding(struct vstate *s, const struct pt_jd_record *u, const struct pt_jd_record *load)
@@ -391,18 +394,16 @@ static void check_unwinding(struct vstate *s, const struct pt_jd_record *u, cons
               (unsigned long long)u->mapped_size, (unsigned long long)u->unwinding_size);
     /* position independence: the same answer wherever perf puts .text */
     char why[256];
-    uint64_t short_by = 0;
     for (size_t i = 0; i < sizeof genelf_text_offsets / sizeof genelf_text_offsets[0]; i++) {
-        if (!eh_usable_at(s, u, load->code_size, genelf_text_offsets[i], why, sizeof why, &short_by)) {
+        if (!eh_usable_at(s, u, load->code_size, genelf_text_offsets[i], why, sizeof why)) {
             issue(s, K_EH, PT_JD_ERROR, u->offset, "%s (with .text at 0x%llx)", why,
                   (unsigned long long)genelf_text_offsets[i]);
             return;
         }
     }
-    if (short_by)
-        issue(s, K_EH, PT_JD_WARNING, u->offset,
-              "the FDE covering the code start leaves its last %llu of %llu bytes uncovered: no unwinding there",
-              (unsigned long long)short_by, (unsigned long long)load->code_size);
+    /* the rules at every pc: a CFA and a return address everywhere, and
+     * the table's rules where the code is a built-in trampoline */
+    pt_jd_rows_check(s->row_check, s->sum->header.elf_mach, s->big_endian, u, load, rows_issue, s);
 }
 
 static bool add_load(struct vstate *s, const struct pt_jd_record *r, uint64_t mapped_size)
@@ -558,8 +559,11 @@ size_t pt_jitdump_validate(const uint8_t *data, size_t len, struct pt_jd_summary
     sum->header_ok = true;
     s.big_endian = host_big_endian() != it.header.swapped;
     s.rows = malloc(PT_JD_MAX_ROWS * sizeof *s.rows);
-    if (!s.rows) {
+    s.row_check = pt_jd_rows_new();
+    if (!s.rows || !s.row_check) {
         issue(&s, K_NOMEM, PT_JD_ERROR, 0, "out of memory");
+        free(s.rows);
+        pt_jd_rows_free(s.row_check);
         return sum->errors;
     }
     check_header(&s, &it.header, len);
@@ -661,6 +665,14 @@ size_t pt_jitdump_validate(const uint8_t *data, size_t len, struct pt_jd_summary
     if (have_unwind)
         issue(&s, K_BIND, PT_JD_WARNING, pending_unwind.offset, "UNWINDING_INFO at the end, with no LOAD after it");
     check_loads(&s);
+    struct pt_jd_rows_stats rs;
+    pt_jd_rows_get_stats(s.row_check, &rs);
+    sum->rows_loads = rs.loads;
+    sum->rows_pcs = rs.pcs;
+    sum->rows_table_loads = rs.table_loads;
+    sum->rows_boundaries = rs.boundaries;
+    sum->rows_table = rs.table;
+    pt_jd_rows_free(s.row_check);
     free(s.loads);
     free(s.rows);
     return sum->errors;

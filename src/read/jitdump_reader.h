@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reads and validates jitdump files from untrusted bytes: everything perf
  * checks when it injects a dump (tools/perf/util/jitdump.c, genelf.c), plus
- * perftramp's layout rules (DESIGN.md "jitdump").  Every read is bounds
+ * perftramp's layout rules (docs/facts.md "jitdump").  Every read is bounds
  * checked: garbage in, issues out, never a crash.  Both byte orders. */
 #ifndef PERFTRAMP_JITDUMP_READER_H
 #define PERFTRAMP_JITDUMP_READER_H
@@ -101,6 +101,12 @@ struct pt_jd_summary {
     uint64_t min_code_size, max_code_size;    /* over LOADs */
     bool closed;                /* a CLOSE record was seen */
     size_t errors, warnings;    /* issues reported */
+    /* rules checked pc by pc (read/jitdump_rows.h) */
+    size_t rows_loads;          /* LOADs whose rows were checked */
+    uint64_t rows_pcs;          /* code bytes with a CFA and a return-address rule */
+    size_t rows_table_loads;    /* LOADs that are a built-in table's trampoline */
+    size_t rows_boundaries;     /* their instruction boundaries compared with the table */
+    const char *rows_table;     /* that table's name (static), or NULL */
 };
 
 /* Validates a whole dump.  Each issue goes to fn (may be NULL) with its
@@ -110,13 +116,16 @@ struct pt_jd_summary {
  * flags), record framing, LOAD name NUL-terminated and code at the record
  * end, unique code_index, UNWINDING_INFO applies to the next LOAD only,
  * .eh_frame + .eh_frame_hdr decode in the genelf layout with an FDE
- * covering the code, mapped_size > 0 and mapped ranges not partially
- * overlapping, non-decreasing timestamps.  Warnings (perf accepts the dump
- * but the profile suffers): two LOADs with identical code bytes (perf
- * derives equal build-ids and merges their names), a LOAD with empty
- * unwinding info (--call-graph dwarf cannot unwind it), an FDE that stops
- * short of the code end, LOAD pids differing from the header.  perftramp's
- * own dumps produce neither errors nor warnings. */
+ * covering the code start, mapped_size > 0 and mapped ranges not partially
+ * overlapping, non-decreasing timestamps; and row by row
+ * (read/jitdump_rows.h): a CFA and a return-address rule at every code
+ * byte, no code byte outside every FDE, and for a built-in table's
+ * trampoline the table's rules at every instruction boundary.  Warnings
+ * (perf accepts the dump but the profile suffers): two LOADs with
+ * identical code bytes (perf derives equal build-ids and merges their
+ * names), a LOAD with empty unwinding info (--call-graph dwarf cannot
+ * unwind it), trailing padding no FDE covers, LOAD pids differing from the
+ * header.  perftramp's own dumps produce neither errors nor warnings. */
 size_t pt_jitdump_validate(const uint8_t *data, size_t len, struct pt_jd_summary *sum, pt_jd_issue_fn fn,
                            void *arg);
 

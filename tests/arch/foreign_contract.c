@@ -4,7 +4,9 @@
  * multi-arch) that tests/arch/run_foreign.sh builds statically with the
  * cross gcc, the library sources and libffi.a, and runs under
  * qemu-<arch>-static (or natively for the host).  Output: one line per
- * check, then "N passed, N failed".  Exit 0 only when all pass.
+ * check, a "# summary:" line, one "proof: <id> proven|failed <detail>"
+ * line per proof (executed, unwound, every-boundary), then "N passed, N
+ * failed".  Exit 0 only when all pass.
  *
  * What a table in src/arch/ must satisfy for this harness (every arch):
  *  - .name is the qemu name (qemu-<name>-static) and tests/ref/<name>.S;
@@ -22,14 +24,17 @@
  *    a direct call (inside the trampoline) and the same frames below.
  *    The caller's CFA and frame-pointer register must come out as in the
  *    direct call, and a run with no CFI registered (control) must not.
- *  - Every instruction boundary: a copy of the trampoline with instruction
- *    k replaced by the table's .trap traps there; unwinding from the signal
- *    handler through the signal frame into the trampoline at that pc must
- *    reach the caller with the same ip/CFA/frame pointer and the same
- *    bottom.  Needs libgcc to unwind the platform's signal frame (checked
- *    first with a trap in compiled code; under qemu-user 7.2 ppc64le it
- *    cannot, and the summary says so).  The trap must fit before the data
- *    words (x86-64's 2-byte ud2 at the final 1-byte ret does not: skipped).
+ *  - Every instruction boundary (see "CFI at every instruction boundary"
+ *    below): a copy of the trampoline with a trap over instruction k
+ *    stops there; unwinding from the trap with libgcc, the caller's return
+ *    address, CFA and callee-saved registers (and every frame below) must
+ *    be those of a direct call, with the save slots of registers already
+ *    reloaded poisoned; plus the call's return point seen from inside the
+ *    target: N = instructions + 1 boundaries.  A new arch lists its ABI's
+ *    callee-saved registers and how to read a ucontext_t there (csr,
+ *    uc_get, UC_PC); where libgcc cannot unwind the platform's signal
+ *    frame (ppc64le under qemu-user), a small assembly frame with hand-
+ *    written CFI hands the interrupted registers to the unwinder.
  *  - Frame-pointer walk (where FP_WALK is defined for the arch): the
  *    frame chain from the target passes through the trampoline's frame.
  *    s390x needs -mbackchain (run_foreign.sh adds it).
@@ -52,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unwind.h>
 
 /* Argument registers of each ABI (arguments beyond them go on the stack,
@@ -99,8 +105,9 @@
 static int passed, failed;
 
 /* Per-section tallies for the one-line summary run_foreign.sh prints. */
-enum { SEC_CONTRACT, SEC_LIFECYCLE, SEC_UNWIND, SEC_FP, SEC_BOUNDARY, SEC_COUNT };
-static const char *const sec_name[SEC_COUNT] = {"contract", "lifecycle", "unwind", "fp-walk", "cfi-boundaries"};
+enum { SEC_CONTRACT, SEC_LIFECYCLE, SEC_UNWIND, SEC_FP, SEC_BOUNDARY, SEC_POISON, SEC_COUNT };
+static const char *const sec_name[SEC_COUNT] = {"contract", "lifecycle", "unwind", "fp-walk", "cfi-boundaries",
+                                                "poison-control"};
 static int section, sec_pass[SEC_COUNT], sec_total[SEC_COUNT];
 
 static void check(bool ok, const char *what)
@@ -491,6 +498,20 @@ NOINLINE static long call_through(long (*f)(long), long x)
     return r;
 }
 
+/* The same without a frame pointer (GCC: the harness is built with
+ * -fno-omit-frame-pointer), so its CFA is stack-pointer based. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FRAMELESS __attribute__((optimize("omit-frame-pointer")))
+#else
+#define FRAMELESS
+#endif
+NOINLINE FRAMELESS static long call_frameless(long (*f)(long), long x)
+{
+    long r = f(x);
+    __asm__ volatile("" : "+r"(r)::"memory"); /* no tail call */
+    return r;
+}
+
 void __register_frame(void *);
 void __deregister_frame(void *);
 
@@ -622,197 +643,651 @@ NOINLINE static void test_unwind(void)
 
 /* ---- CFI at every instruction boundary, by execution
  *
- * For each instruction k of the table, a copy of the trampoline has its
- * instruction k replaced by the table's trap.  Calling it traps with the
- * machine state of boundary k; the signal handler unwinds with
- * _Unwind_Backtrace, through the kernel's (qemu's) signal frame, into the
- * trampoline at exactly that pc (the row for offset k), and on into the
- * caller.  The frames below the trampoline must be those of a direct
- * call from the same call site.  A trap in a compiled function is the
- * control that proves this platform's signal frames unwind at all. */
+ * Boundary k (0 <= k < n) is the state just before instruction k: a copy
+ * of the trampoline has a trap written over instruction k, and calling it
+ * stops there with instructions 0..k-1 executed.  The signal handler
+ * unwinds with libgcc's _Unwind_Backtrace into the trampoline at exactly
+ * that pc (the row at offset k) and on into the caller.  Boundary n is the
+ * call's return point seen from inside the target, where an unwinder looks
+ * up the row at return address - 1 (the call instruction's), with the
+ * return-address register already overwritten by the call.  N = n + 1.
+ *
+ * At every boundary the caller's frame as unwound must be the truth: the
+ * return address, the CFA and every callee-saved register of the ABI,
+ * and the same for every frame below it, down to the same bottom, as in
+ * a direct call of the target from the same call site.  The loop that
+ * runs the boundaries keeps its state in globals and passes constants, so
+ * all these registers hold the same values at that call site every time.
+ * Each boundary runs from two callers: one with a frame pointer (its CFA
+ * comes from the frame-pointer register the trampoline must restore) and
+ * a frameless one (its CFA comes from the stack pointer the trampoline's
+ * rules give back: s390x's r15 rule, for one).
+ *
+ * Save slots are poisoned.  After the target has returned, a register the
+ * table saved (SAVED rules) that holds its entry value again has been
+ * reloaded, so the stack word it was saved in is dead: the handler writes
+ * garbage there before unwinding (the address of a zeroed area, so an
+ * unwinder that follows it stops cleanly).  A rule that still says "saved
+ * at CFA-16" after the reload then recovers garbage and fails.  "Entry
+ * value" is observed at boundary 0, "reloaded" in the interrupted context:
+ * neither comes from the table's rules.  The handler runs on an alternate
+ * signal stack, so the kernel's signal frame does not land on those
+ * words either.
+ *
+ * How the unwinder reaches the interrupted pc:
+ *  - x86-64, aarch64, riscv64, s390x: through the kernel's (qemu's) signal
+ *    frame, with libgcc's own signal-frame support.  x86-64 traps with the
+ *    one-byte int3 (fits before `ret`; the handler rewinds the reported pc
+ *    to the boundary); s390x reports the pc after its 2-byte trap and
+ *    libgcc, knowing that for SIGILL, looks up pc - 1, inside the trap.
+ *  - ppc64le: libgcc does not recognise qemu-user 7.2's signal trampoline,
+ *    so the handler copies the interrupted registers into a save area and
+ *    calls the unwinder through capture_call, an assembly frame whose CFI
+ *    says "my caller's r0-r31 and LR are in this save area, my return
+ *    address is the interrupted pc, and I am a signal frame" (so libgcc
+ *    looks up that pc itself, not pc - 1): the same description libgcc
+ *    builds for a kernel signal frame, written as DWARF.
+ * A trap in compiled code (the control) must unwind the same way first.
+ * The poison control at the end: with the table's restore rules removed,
+ * the last boundary must fail.  */
+
+/* Callee-saved general registers of each ABI, DWARF numbers. */
+#if defined(__x86_64__)
+static const unsigned csr[] = {3, 6, 12, 13, 14, 15}; /* rbx rbp r12-r15 (psABI fig. 3.4, 3.36) */
+#elif defined(__aarch64__)
+static const unsigned csr[] = {19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}; /* x19-x29 (AAPCS64 6.1.1) */
+#elif defined(__riscv)
+static const unsigned csr[] = {8, 9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}; /* s0-s11 */
+#elif defined(__powerpc64__)
+static const unsigned csr[] = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+                               25, 26, 27, 28, 29, 30, 31}; /* r14-r31 (ELFv2 2.2.1.1) */
+#elif defined(__s390x__)
+static const unsigned csr[] = {6, 7, 8, 9, 10, 11, 12, 13}; /* r6-r13 (r14 = RA, r15 = SP) */
+#else
+#error "a new architecture: list its ABI's callee-saved registers (csr), uc_get and UC_PC here"
+#endif
+#define N_CSR (sizeof csr / sizeof csr[0])
+
+/* The interrupted context's registers by DWARF number, and its pc. */
+#if defined(__x86_64__)
+#define UC_PC(uc) ((uc)->uc_mcontext.gregs[REG_RIP])
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    static const int greg[16] = {REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+                                 REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+    if (r >= 16)
+        return false;
+    *v = (uintptr_t)uc->uc_mcontext.gregs[greg[r]];
+    return true;
+}
+#elif defined(__aarch64__)
+#define UC_PC(uc) ((uc)->uc_mcontext.pc)
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    if (r > 31)
+        return false;
+    *v = (uintptr_t)(r == 31 ? uc->uc_mcontext.sp : uc->uc_mcontext.regs[r]);
+    return true;
+}
+#elif defined(__riscv)
+#define UC_PC(uc) ((uc)->uc_mcontext.__gregs[0]) /* REG_PC */
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    if (r < 1 || r > 31)
+        return false;
+    *v = (uintptr_t)uc->uc_mcontext.__gregs[r];
+    return true;
+}
+#elif defined(__powerpc64__)
+/* gp_regs indexes: Linux arch/powerpc/include/uapi/asm/ptrace.h */
+enum { PPC_PT_NIP = 32, PPC_PT_LNK = 36 };
+#define UC_PC(uc) ((uc)->uc_mcontext.gp_regs[PPC_PT_NIP])
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    if (r < 32)
+        *v = (uintptr_t)uc->uc_mcontext.gp_regs[r];
+    else if (r == 65)
+        *v = (uintptr_t)uc->uc_mcontext.gp_regs[PPC_PT_LNK];
+    else
+        return false;
+    return true;
+}
+#elif defined(__s390x__)
+#define UC_PC(uc) ((uc)->uc_mcontext.psw.addr)
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    if (r > 15)
+        return false;
+    *v = (uintptr_t)uc->uc_mcontext.gregs[r];
+    return true;
+}
+#endif
+
+/* The boundary trap: the shortest trapping instruction, so it fits over
+ * any instruction without touching the next or the data words. */
+#if defined(__x86_64__)
+static const uint8_t btrap[] = {0xcc}; /* int3: SIGTRAP, pc reported after it */
+#define BTRAP_REPORTS_NEXT 1
+#else
+#define BTRAP_REPORTS_NEXT 0
+#endif
+
+/* A trace with the callee-saved registers of every frame. */
+struct btrace {
+    int n;
+    uintptr_t ip[MAX_FRAMES], cfa[MAX_FRAMES], reg[MAX_FRAMES][N_CSR];
+    _Unwind_Reason_Code end;
+};
+
+static _Unwind_Reason_Code btrace_cb(struct _Unwind_Context *ctx, void *arg)
+{
+    struct btrace *t = arg;
+    if (t->n == MAX_FRAMES)
+        return _URC_END_OF_STACK;
+    t->ip[t->n] = _Unwind_GetIP(ctx);
+    t->cfa[t->n] = _Unwind_GetCFA(ctx);
+    for (size_t r = 0; r < N_CSR; r++)
+        t->reg[t->n][r] = _Unwind_GetGR(ctx, (int)csr[r]);
+    t->n++;
+    return _URC_NO_REASON;
+}
+
+/* A save the table makes: register and offset from the CFA. */
+struct bsave {
+    unsigned reg;
+    int off;
+};
+#define MAX_SAVES 8
+
+/* Run state.  k: -2 direct reference, -1 control (a trap in compiled
+ * code), 0..n-1 a trap at boundary k, n from inside the target, n + 1
+ * the poison control (boundary n - 1 with the restores removed). */
+static struct {
+    const struct pt_arch *a;
+    struct pt_layout l, stripped_l;
+    struct pt_arch stripped;
+    struct pt_insn stripped_insns[PT_LAYOUT_MAX_INSNS];
+    uint8_t *mem, *eh, *stripped_eh;
+    struct bsave save[MAX_SAVES];
+    int n_saves;
+    long (*fn)(long);
+    long result;
+    int k, n;
+    int via;                     /* 0: call_through, 1: call_frameless */
+    uintptr_t pc;                /* the boundary's address in the copy */
+    volatile int target_ran, in_handler, nested;
+    uintptr_t trap_pc;           /* the pc the trap reported */
+    bool have_entry[2];
+    uintptr_t entry[2][MAX_SAVES]; /* saved registers' values at boundary 0 */
+    char poisoned[160];
+    struct btrace direct[2], trap, target;
+    int matched[2];              /* per caller: frame index of the trampoline, or -1 */
+    char why[2][160];
+    bool control_failed;
+    int bad, checked;
+} bd;
+
+static uintptr_t poison_area[512]; /* zeros: a followed poisoned pointer leads nowhere */
+#define POISON ((uintptr_t)&poison_area[256])
 
 static sigjmp_buf trap_jmp;
-static struct trace trap_trace;
 
-static void on_trap(int sig, siginfo_t *si, void *uc)
+/* Writes garbage over the save slots of reloaded registers. */
+static void poison_slots(const ucontext_t *uc)
 {
-    (void)sig;
+    bd.poisoned[0] = 0;
+    if (!bd.have_entry[bd.via] || !bd.target_ran)
+        return;
+    uintptr_t cfa = bd.direct[bd.via].cfa[1]; /* the target's CFA in a direct call = the trampoline's */
+    for (int i = 0; i < bd.n_saves; i++) {
+        uintptr_t live;
+        if (!uc_get(uc, bd.save[i].reg, &live) || live != bd.entry[bd.via][i])
+            continue;
+        memcpy((void *)(cfa + (intptr_t)bd.save[i].off), &(uintptr_t){POISON}, sizeof(uintptr_t));
+        size_t len = strlen(bd.poisoned);
+        snprintf(bd.poisoned + len, sizeof bd.poisoned - len, " r%u@CFA%+d", bd.save[i].reg, bd.save[i].off);
+    }
+}
+
+#if defined(__powerpc64__)
+/* capture_call(regs, fn): calls fn() from a frame whose CFI describes its
+ * caller as the interrupted context in regs (r0-r31 at 8*n, the pc at
+ * 256, LR at 264).  The return address gets column 67 (in GCC's rs6000
+ * numbering the arg pointer, a column libgcc's unwinder sizes but no
+ * code saves; libgcc's own ppc signal-frame support uses it the same
+ * way), so LR (65) can carry the interrupted LR.  .cfi_signal_frame: the
+ * caller's pc is the interrupted instruction itself, not a return
+ * address. */
+struct capture_regs {
+    uint64_t gpr[32], pc, lr;
+};
+void capture_call(struct capture_regs *regs, void (*fn)(void));
+__asm__(".text\n"
+        ".globl capture_call\n"
+        ".type capture_call,@function\n"
+        "capture_call:\n"
+        " .cfi_startproc\n"
+        " .cfi_signal_frame\n"
+        " .cfi_return_column 67\n"
+        " mflr 0\n"
+        " std 0,16(1)\n"
+        " std 31,-8(1)\n"
+        " stdu 1,-48(1)\n"
+        " std 2,24(1)\n"
+        " mr 31,3\n"
+        " .cfi_def_cfa 31,0\n"
+        " .irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+        " .cfi_offset \\r,\\r*8\n"
+        " .endr\n"
+        " .cfi_offset 67,256\n"
+        " .cfi_offset 65,264\n"
+        " mr 12,4\n"
+        " mtctr 12\n"
+        " bctrl\n"
+        " ld 2,24(1)\n"
+        " addi 1,1,48\n"
+        " ld 0,16(1)\n"
+        " ld 31,-8(1)\n"
+        " mtlr 0\n"
+        " blr\n"
+        " .cfi_endproc\n"
+        ".size capture_call,.-capture_call\n");
+
+static struct capture_regs capture;
+
+static void capture_unwind(void)
+{
+    bd.trap.end = _Unwind_Backtrace(btrace_cb, &bd.trap);
+}
+
+static void unwind_interrupted(const ucontext_t *uc)
+{
+    for (unsigned r = 0; r < 32; r++)
+        capture.gpr[r] = uc->uc_mcontext.gp_regs[r];
+    capture.pc = uc->uc_mcontext.gp_regs[PPC_PT_NIP];
+    capture.lr = uc->uc_mcontext.gp_regs[PPC_PT_LNK];
+    capture_call(&capture, capture_unwind);
+}
+#else
+static void unwind_interrupted(const ucontext_t *uc)
+{
+    (void)uc; /* libgcc reads it from the signal frame */
+    bd.trap.end = _Unwind_Backtrace(btrace_cb, &bd.trap);
+}
+#endif
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
     (void)si;
-    (void)uc;
-    memset(&trap_trace, 0, sizeof trap_trace);
-    trap_trace.end = _Unwind_Backtrace(trace_cb, &trap_trace);
+    if (bd.in_handler) { /* the unwinder faulted: report, do not crash */
+        bd.nested = sig;
+        siglongjmp(trap_jmp, 2);
+    }
+    bd.in_handler = 1;
+    ucontext_t *uc = ucv;
+    bd.trap_pc = (uintptr_t)UC_PC(uc);
+#if BTRAP_REPORTS_NEXT
+    if (sig == SIGTRAP && bd.k >= 0 && bd.trap_pc == bd.pc + sizeof btrap)
+        UC_PC(uc) = (greg_t)bd.pc; /* the state is that of boundary k */
+#endif
+    if (bd.k == 0) {
+        bool ok = true;
+        for (int i = 0; i < bd.n_saves; i++)
+            ok = ok && uc_get(uc, bd.save[i].reg, &bd.entry[bd.via][i]);
+        bd.have_entry[bd.via] = ok;
+    }
+    if (bd.k >= 1)
+        poison_slots(uc);
+    memset(&bd.trap, 0, sizeof bd.trap);
+    unwind_interrupted(uc);
+    bd.in_handler = 0;
     siglongjmp(trap_jmp, 1);
 }
 
+/* The control: a trap in compiled code.  An asm trap, not
+ * __builtin_trap(): for a function the compiler knows never returns, it
+ * may skip saving callee-saved registers, and the unwound values would
+ * be wrong for a reason that has nothing to do with the trampoline. */
+#if defined(__x86_64__)
+#define TRAP_INSN "ud2"
+#elif defined(__aarch64__)
+#define TRAP_INSN "udf #0"
+#elif defined(__riscv)
+#define TRAP_INSN "unimp"
+#elif defined(__powerpc64__)
+#define TRAP_INSN "trap"
+#elif defined(__s390x__)
+#define TRAP_INSN ".short 0" /* opcode 00: operation exception */
+#endif
 NOINLINE static long trapping(long x)
 {
-    __asm__ volatile("" : "+r"(x));
-    __builtin_trap(); /* unconditional: no .cold split */
-    return x;
+    __asm__ volatile(TRAP_INSN : "+r"(x)::"memory");
+    return x + 1;
+}
+
+/* The target of the boundary runs: records the walk from inside it. */
+NOINLINE static long boundary_target(long x)
+{
+    bd.target_ran = 1;
+    memset(&bd.target, 0, sizeof bd.target);
+    bd.target.end = _Unwind_Backtrace(btrace_cb, &bd.target);
+    __asm__ volatile("" ::: "memory");
+    return x * 10 + 1;
 }
 
 /* The frames of `t` from the one whose ip is in [lo, hi] on must be those
- * of `direct` from its second frame on (same caller, same bottom).
- * Returns the index of the matching frame, or -1. */
-static int same_below(const struct trace *t, uintptr_t lo, uintptr_t hi, const struct trace *direct)
+ * of the direct call from its second frame on: same ip, CFA and
+ * callee-saved registers, same bottom.  Returns the index of the frame
+ * in [lo, hi], or -1 with the first difference in `why`. */
+static int same_below(const struct btrace *t, uintptr_t lo, uintptr_t hi, char *why, size_t len)
 {
+    const struct btrace *d = &bd.direct[bd.via];
     for (int j = 0; j < t->n; j++) {
         if (t->ip[j] < lo || t->ip[j] > hi)
             continue;
-        if (t->n - j != direct->n)
-            return -1;
-        for (int i = 1; i < direct->n; i++)
-            if (t->ip[j + i] != direct->ip[i] || t->cfa[j + i] != direct->cfa[i] || t->fp[j + i] != direct->fp[i])
+        for (int i = 1; i < d->n && j + i < t->n; i++) {
+            char name[32] = "";
+            uintptr_t got = 0, want = 0;
+            if (t->ip[j + i] != d->ip[i]) {
+                snprintf(name, sizeof name, "return address");
+                got = t->ip[j + i], want = d->ip[i];
+            } else if (t->cfa[j + i] != d->cfa[i]) {
+                snprintf(name, sizeof name, "CFA");
+                got = t->cfa[j + i], want = d->cfa[i];
+            } else {
+                for (size_t r = 0; r < N_CSR && !name[0]; r++)
+                    if (t->reg[j + i][r] != d->reg[i][r]) {
+                        snprintf(name, sizeof name, "DWARF register %u", csr[r]);
+                        got = t->reg[j + i][r], want = d->reg[i][r];
+                    }
+            }
+            if (name[0]) {
+                snprintf(why, len, "frame %d below the trampoline: %s %#lx, in the direct call %#lx%s", i, name,
+                         (unsigned long)got, (unsigned long)want, got == POISON ? " (the poison)" : "");
                 return -1;
+            }
+        }
+        if (t->n - j != d->n) {
+            snprintf(why, len, "%d frames below the trampoline, the direct call has %d", t->n - j - 1, d->n - 1);
+            return -1;
+        }
         return j;
     }
+    snprintf(why, len, "no frame at the trampoline pc (%d frames, end %d)", t->n, (int)t->end);
     return -1;
 }
 
-/* State of the boundary runs.  Run -2 is the direct reference, -1 the
- * control (a trap in compiled code), k >= 0 a trap at instruction k.  The
- * loop body is the same three calls for every run, so the call into the
- * code under test is one call site and every frame below it is equal. */
-static struct {
-    const struct pt_arch *a;
-    struct pt_layout l;
-    uint8_t *mem;
-    long (*fn)(long);
-    struct trace direct;
-    int control, bad, checked;
-    long result;
-} bd;
-
-NOINLINE static void boundary_prepare(int k)
+static void print_btrace(const char *what, const struct btrace *t)
 {
-    if (k == -2) {
-        bd.fn = unwind_target;
-    } else if (k == -1) {
-        bd.fn = trapping;
-    } else {
-        bd.fn = NULL;
-        if (bd.l.insn_off[k] + bd.a->trap_len > bd.l.word_off[0])
-            return; /* a trap spilling into the target word would misdirect the call */
-        pt_layout_write(&bd.l, bd.mem, (uint64_t)(uintptr_t)id1, 0x7470);
-        memcpy(bd.mem + bd.l.insn_off[k], bd.a->trap, bd.a->trap_len);
-        __builtin___clear_cache((char *)bd.mem, (char *)bd.mem + bd.l.size);
-        bd.fn = (long (*)(long))(void *)bd.mem;
-    }
-}
-
-NOINLINE static int boundary_run(int k)
-{
-    if (!bd.fn)
-        return 0;
-    if (sigsetjmp(trap_jmp, 1))
-        return 1;
-    bd.result = call_through(bd.fn, k);
-    return 0;
-}
-
-static const char *boundary_note = "";
-
-static void print_trace(const char *what, const struct trace *t)
-{
-    printf("# %s:", what);
+    printf("# %s (end %d):", what, (int)t->end);
     for (int i = 0; i < t->n; i++)
-        printf(" %#lx/cfa %#lx/fp %#lx", (unsigned long)t->ip[i], (unsigned long)t->cfa[i], (unsigned long)t->fp[i]);
+        printf(" %#lx/cfa %#lx", (unsigned long)t->ip[i], (unsigned long)t->cfa[i]);
     printf("\n");
 }
 
-NOINLINE static void boundary_record(int k, int trapped)
+/* Rewrites the copy for run k. */
+NOINLINE static void boundary_prepare(void)
 {
-    char what[160];
+    int k = bd.k, n = bd.n;
     if (k == -2) {
-        bd.direct = trace;
+        bd.fn = boundary_target;
         return;
     }
     if (k == -1) {
-        bd.control =
-            trapped ? same_below(&trap_trace, (uintptr_t)trapping, (uintptr_t)trapping + 256, &bd.direct) : -1;
-        if (bd.control < 0) {
-            printf("# signal frames do not unwind here (control): per-boundary check not possible\n");
-            boundary_note = " (cfi-boundaries not run: libgcc cannot unwind this platform's signal frame)";
-            print_trace("direct", &bd.direct);
-            print_trace("trap in compiled code", &trap_trace);
-        }
+        bd.fn = trapping;
         return;
     }
-    if (bd.control < 0)
-        return;
-    uintptr_t pc = (uintptr_t)bd.mem + bd.l.insn_off[k];
-    if (bd.fn == NULL) {
-        printf("# boundary %d (+%zu): the table's %u-byte trap would overwrite the data words: not checked\n", k,
-               bd.l.insn_off[k], bd.a->trap_len);
+    int at = k == n + 1 ? n - 1 : k;
+    pt_layout_write(&bd.l, bd.mem, (uint64_t)(uintptr_t)boundary_target, 0x7470);
+    bd.pc = (uintptr_t)bd.mem + bd.l.insn_off[at < n ? at : 0];
+    if (k != n) {
+#if BTRAP_REPORTS_NEXT
+        memcpy(bd.mem + bd.l.insn_off[at], btrap, sizeof btrap);
+#else
+        memcpy(bd.mem + bd.l.insn_off[at], bd.a->trap, bd.a->trap_len);
+#endif
+    }
+    if (k == n + 1) { /* the poison control: the FDE without restore rules */
+        __deregister_frame(bd.eh);
+        __register_frame(bd.stripped_eh);
+    }
+    __builtin___clear_cache((char *)bd.mem, (char *)bd.mem + bd.l.size);
+    bd.fn = (long (*)(long))(void *)bd.mem;
+}
+
+/* Calls bd.fn from one of the two callers; 1 when it trapped.  Each
+ * caller has one call site here, shared by all runs. */
+NOINLINE static int boundary_run(void)
+{
+    bd.target_ran = 0;
+    bd.nested = 0;
+    bd.poisoned[0] = 0;
+    if (sigsetjmp(trap_jmp, 1))
+        return 1;
+    if (bd.via)
+        bd.result = call_frameless(bd.fn, 7);
+    else
+        bd.result = call_through(bd.fn, 7);
+    return 0;
+}
+
+/* The outcome of one run, through caller bd.via. */
+NOINLINE static void boundary_result(int trapped)
+{
+    int k = bd.k, n = bd.n, v = bd.via;
+    char *why = bd.why[v];
+    size_t len = sizeof bd.why[v];
+    why[0] = 0;
+    bd.matched[v] = -1;
+    if (k == -2) {
+        bd.direct[v] = bd.target;
         return;
     }
-    /* the signal frame's pc is the trap (aarch64, riscv64, x86-64) or just
-     * after it (s390x: the PSW; libgcc then looks up pc - 1) */
-    int j = trapped ? same_below(&trap_trace, pc, pc + bd.a->trap_len, &bd.direct) : -1;
-    snprintf(what, sizeof what, "unwind from boundary %d (+%zu, before `%s`) reaches the caller and the same bottom", k,
-             bd.l.insn_off[k], bd.a->insns[k].text);
-    check(j >= 0, what);
+    if (k == -1) {
+        if (trapped && !bd.nested)
+            bd.matched[v] = same_below(&bd.trap, (uintptr_t)trapping, (uintptr_t)trapping + 256, why, len);
+        else
+            snprintf(why, len, "%s", trapped ? "the unwinder faulted" : "did not trap");
+        return;
+    }
+    if (k == n) { /* the call's return point: from inside the target */
+        uintptr_t x = (uintptr_t)bd.mem;
+        if (trapped || bd.result != 71)
+            snprintf(why, len, "the trampoline copy %s", trapped ? "trapped" : "returned a wrong result");
+        else
+            bd.matched[v] = same_below(&bd.target, x + 1, x + bd.l.code_len, why, len);
+        return;
+    }
+    /* the trap's pc: the boundary, or just after the trap (s390x: libgcc
+     * then looks up pc - 1, inside the trap) */
+    bool at_pc = bd.trap_pc == bd.pc || bd.trap_pc == bd.pc + (BTRAP_REPORTS_NEXT ? 1 : bd.a->trap_len);
+    if (!trapped)
+        snprintf(why, len, "did not trap");
+    else if (bd.nested)
+        snprintf(why, len, "the unwinder faulted (signal %d)", bd.nested);
+    else if (!at_pc)
+        snprintf(why, len, "trapped at %#lx, not at the boundary", (unsigned long)bd.trap_pc);
+    else
+        bd.matched[v] = same_below(&bd.trap, bd.pc, bd.pc + bd.a->trap_len, why, len);
+    if (bd.matched[v] < 0 && trapped && !bd.nested && k != n + 1) {
+        print_btrace("direct", &bd.direct[v]);
+        print_btrace("from the trap", &bd.trap);
+    }
+}
+
+static const char *const via_name[2] = {"frame-pointer caller", "frameless caller"};
+
+NOINLINE static void boundary_record(void)
+{
+    int k = bd.k, n = bd.n;
+    char what[400];
+    bool both = bd.matched[0] >= 0 && bd.matched[1] >= 0;
+    if (k == n + 1) {
+        __deregister_frame(bd.stripped_eh);
+        __register_frame(bd.eh);
+    }
+    if (k == -2) {
+        for (int v = 0; v < 2; v++)
+            if (bd.direct[v].n < 3)
+                printf("# the direct call's walk (%s) has %d frames\n", via_name[v], bd.direct[v].n);
+        return;
+    }
+    if (k == -1) {
+        bd.control_failed = !both;
+        for (int v = 0; v < 2; v++)
+            if (bd.matched[v] < 0)
+                printf("# control (%s): unwinding from a trap in compiled code does not reach the caller: %s\n",
+                       via_name[v], bd.why[v]);
+        return;
+    }
+    int at = k == n + 1 ? n - 1 : k;
+    if (k == n + 1) {
+        section = SEC_POISON;
+        snprintf(what, sizeof what,
+                 "poison control: with the table's restore rules removed, boundary %d (before `%s`) must NOT "
+                 "recover the caller (poisoned:%s)",
+                 at, bd.a->insns[at].text, bd.poisoned[0] ? bd.poisoned : " nothing");
+        check(bd.matched[0] < 0 && bd.matched[1] < 0 && bd.poisoned[0], what);
+        for (int v = 0; v < 2; v++)
+            if (bd.matched[v] >= 0)
+                printf("#   through the %s the unwind still matched: poisoning does not bite\n", via_name[v]);
+        return;
+    }
+    if (k == n)
+        snprintf(what, sizeof what,
+                 "boundary %d (the call's return point, from inside the target): the caller's return address, CFA "
+                 "and %zu callee-saved registers, and every frame below, as in a direct call (both callers)",
+                 k, N_CSR);
+    else
+        snprintf(what, sizeof what,
+                 "boundary %d (+%zu, before `%s`): the caller's return address, CFA and %zu callee-saved registers, "
+                 "and every frame below, as in a direct call (both callers)%s%s",
+                 at, bd.l.insn_off[at], bd.a->insns[at].text, N_CSR, bd.poisoned[0] ? "; poisoned" : "",
+                 bd.poisoned);
+    check(both && !bd.control_failed, what);
     bd.checked++;
-    if (j < 0) {
+    if (!both || bd.control_failed) {
         bd.bad++;
-        printf("# trapped %d at %#lx\n", trapped, (unsigned long)pc);
-        print_trace("direct", &bd.direct);
-        print_trace("from the trap", &trap_trace);
+        if (bd.control_failed)
+            printf("#   the control failed: traps in compiled code do not unwind here\n");
+        for (int v = 0; v < 2; v++)
+            if (bd.matched[v] < 0)
+                printf("#   %s: %s\n", via_name[v], bd.why[v]);
     }
+}
+
+/* The table's saves (SAVED rules). */
+static void collect_saves(const struct pt_arch *a)
+{
+    bd.n_saves = 0;
+    for (size_t i = 0; i < a->n_insns; i++)
+        for (int c = 0; c < PT_INSN_MAX_CFI; c++) {
+            const struct pt_cfi *r = &a->insns[i].cfi[c];
+            if (r->op == PT_CFI_OFFSET && bd.n_saves < MAX_SAVES)
+                bd.save[bd.n_saves++] = (struct bsave){r->reg, r->offset};
+        }
+}
+
+/* .eh_frame (CIE + FDE + terminator) for the layout at `eh`, describing
+ * code at bd.mem. */
+static int emit_eh(const struct pt_layout *l, uint8_t *eh, size_t cap)
+{
+    struct pt_buf prog, b;
+    pt_buf_init(&prog, l->arch->big_endian);
+    pt_buf_init_fixed(&b, eh, cap, l->arch->big_endian);
+    int r = pt_cfi_program(&prog, l);
+    size_t cie = pt_eh_cie(&b, l->arch);
+    pt_eh_fde(&b, cie, -(int64_t)(eh - bd.mem), l->size, prog.data, prog.len);
+    pt_eh_terminator(&b);
+    pt_buf_free(&prog);
+    return r < 0 || prog.failed || b.failed ? -1 : 0;
+}
+
+/* The same table with every RESTORED rule dropped: the poison control. */
+static int build_stripped(void)
+{
+    const struct pt_arch *a = bd.a;
+    if (a->n_insns > PT_LAYOUT_MAX_INSNS)
+        return -1;
+    bd.stripped = *a;
+    for (size_t i = 0; i < a->n_insns; i++) {
+        bd.stripped_insns[i] = a->insns[i];
+        struct pt_cfi *c = bd.stripped_insns[i].cfi;
+        int w = 0;
+        for (int r = 0; r < PT_INSN_MAX_CFI; r++)
+            if (c[r].op != PT_CFI_RESTORE)
+                c[w++] = c[r];
+        for (; w < PT_INSN_MAX_CFI; w++)
+            c[w] = (struct pt_cfi){0};
+    }
+    bd.stripped.insns = bd.stripped_insns;
+    if (pt_layout_build(&bd.stripped_l, &bd.stripped, NULL) < 0)
+        return -1;
+    return emit_eh(&bd.stripped_l, bd.stripped_eh, 2048);
 }
 
 NOINLINE static void test_boundaries(void)
 {
     memset(&bd, 0, sizeof bd);
     bd.a = pt_arch_host();
-    if (!bd.a || pt_layout_build(&bd.l, bd.a, NULL) < 0)
+    if (!bd.a || pt_layout_build(&bd.l, bd.a, NULL) < 0) {
+        check(false, "host table lays out");
         return;
-    /* private RWX code (no arena), rewritten for every boundary, with its
-     * .eh_frame 4 KiB further on */
+    }
+    bd.n = (int)bd.a->n_insns;
+    collect_saves(bd.a);
+    /* private RWX code (no arena), rewritten for every run; its .eh_frame
+     * 4 KiB further on, the stripped one 2 KiB after that */
     size_t len = 8192;
     bd.mem = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (bd.mem == MAP_FAILED) {
         check(false, "map RWX memory for patched trampolines");
         return;
     }
-    uint8_t *eh = bd.mem + 4096;
-    struct pt_buf prog, b;
-    pt_buf_init(&prog, bd.a->big_endian);
-    pt_buf_init_fixed(&b, eh, 4096, bd.a->big_endian);
-    int r = pt_cfi_program(&prog, &bd.l);
-    size_t cie = pt_eh_cie(&b, bd.a);
-    pt_eh_fde(&b, cie, -4096, bd.l.size, prog.data, prog.len);
-    pt_eh_terminator(&b);
-    pt_buf_free(&prog);
-    if (r < 0 || b.failed) {
-        check(false, "emit CIE + FDE for the patched trampoline");
+    bd.eh = bd.mem + 4096;
+    bd.stripped_eh = bd.mem + 6144;
+    if (emit_eh(&bd.l, bd.eh, 2048) < 0 || build_stripped() < 0) {
+        check(false, "emit CIE + FDE for the patched trampoline (and its stripped twin)");
         return;
     }
 
+    /* the handler runs on its own stack: the kernel's signal frame must
+     * not land on the save slots below the interrupted sp */
+    stack_t ss = {.ss_size = 256 * 1024}, old_ss;
+    ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, &old_ss) != 0) {
+        check(false, "alternate signal stack");
+        return;
+    }
     struct sigaction sa, old[5];
     const int sigs[5] = {SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE};
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int s = 0; s < 5; s++)
         sigaction(sigs[s], &sa, &old[s]);
-    __register_frame(eh);
+    __register_frame(bd.eh);
 
-    static volatile int n_runs;
-    n_runs = (int)bd.a->n_insns;
-    for (int k = -2; k < n_runs; k++) {
-        boundary_prepare(k);
-        int trapped = boundary_run(k);
-        boundary_record(k, trapped);
+    /* one loop body for every run, its state in bd (see above) */
+    for (bd.k = -2; bd.k <= bd.n + 1; bd.k++) {
+        boundary_prepare();
+        for (bd.via = 0; bd.via < 2; bd.via++) {
+            int trapped = boundary_run();
+            bd.in_handler = 0;
+            boundary_result(trapped);
+        }
+        boundary_record();
     }
-    __deregister_frame(eh);
+    __deregister_frame(bd.eh);
     for (int s = 0; s < 5; s++)
         sigaction(sigs[s], &old[s], NULL);
+    sigaltstack(&old_ss, NULL);
+    munmap(ss.ss_sp, ss.ss_size);
     munmap(bd.mem, len);
-    if (bd.control >= 0)
-        printf("# %d of %zu instruction boundaries checked: unwinding from a trap there reaches the caller (%d bad)\n",
-               bd.checked, bd.a->n_insns, bd.bad);
+    printf("# %d of %d boundaries (%zu instructions + the call's return point) unwound to the caller's true state"
+           " through both callers (%d bad)\n",
+           bd.checked - bd.bad, bd.n + 1, bd.a->n_insns, bd.bad);
 }
 
 #if defined(__aarch64__)
@@ -855,17 +1330,62 @@ NOINLINE static void test_bti(void)
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGILL, &sa, &old);
+    bd.k = -1; /* a plain run: nothing to poison */
+    bd.via = 0;
     bd.fn = (long (*)(long))(void *)mem;
-    int trapped_good = boundary_run(7);
+    int trapped_good = boundary_run();
     long good = bd.result;
     bd.fn = (long (*)(long))(void *)(mem + 256);
-    int trapped_bad = boundary_run(7);
+    int trapped_bad = boundary_run();
     sigaction(SIGILL, &old, NULL);
     munmap(mem, len);
     check(!trapped_good && good == 72, "BTI-guarded page: an indirect call lands on `bti c` and runs");
     check(trapped_bad, "BTI-guarded page: the same code without `bti c` traps (control: the page is guarded)");
 }
 #endif
+
+/* "proven" when every check of the sections passed (and there were some). */
+static bool sections_pass(const int *secs, int n, char *detail, size_t len)
+{
+    bool ok = true;
+    detail[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int s = secs[i];
+        size_t at = strlen(detail);
+        snprintf(detail + at, len - at, "%s%s %d/%d", i ? ", " : "", sec_name[s], sec_pass[s], sec_total[s]);
+        ok = ok && sec_total[s] > 0 && sec_pass[s] == sec_total[s];
+    }
+    return ok;
+}
+
+/* One verdict line per proof; run_foreign.sh turns each into
+ * "PROOF: arch.<arch>.<id> ...". */
+static void print_proofs(const struct pt_arch *a)
+{
+    char detail[200];
+    static const int executed[] = {SEC_CONTRACT, SEC_LIFECYCLE};
+#ifdef FP_WALK
+    static const int unwound[] = {SEC_UNWIND, SEC_FP};
+#else
+    static const int unwound[] = {SEC_UNWIND};
+#endif
+    static const int boundary[] = {SEC_BOUNDARY, SEC_POISON};
+    bool ok = sections_pass(executed, 2, detail, sizeof detail);
+    printf("proof: executed %s %s\n", ok ? "proven" : "failed", detail);
+    ok = sections_pass(unwound, (int)(sizeof unwound / sizeof unwound[0]), detail, sizeof detail);
+    printf("proof: unwound %s %s (libgcc _Unwind_Backtrace through the trampoline)\n", ok ? "proven" : "failed", detail);
+    ok = sections_pass(boundary, 2, detail, sizeof detail);
+    int want = a ? (int)a->n_insns + 1 : 0;
+    if (sec_total[SEC_BOUNDARY] != want) {
+        ok = false;
+        size_t at = strlen(detail);
+        snprintf(detail + at, sizeof detail - at, " (expected %d boundaries: %d instructions + the return point)", want,
+                 want - 1);
+    }
+    printf("proof: every-boundary %s %s (%d instructions + the call's return point; caller's RA, CFA, callee-saved "
+           "registers; reloaded save slots poisoned)\n",
+           ok ? "proven" : "failed", detail, want - 1);
+}
 
 int main(void)
 {
@@ -897,7 +1417,8 @@ int main(void)
             printf("%s %s %d/%d", first ? "" : ",", sec_name[s], sec_pass[s], sec_total[s]);
             first = 0;
         }
-    printf("%s\n", boundary_note);
+    printf("\n");
+    print_proofs(a);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -6,10 +6,14 @@
 # (<clang_target>-gcc for foreign ones) and its libffi.a (Debian multiarch
 # /usr/lib/<triple>, or $PT_CROSS_PREFIX/<name> for riscv64: see
 # tools/deps/arch.sh).  Prints one summary line per architecture, e.g.
-#   arch aarch64: contract 23/23, lifecycle 11/11, unwind 8/8, fp-walk 1/1, cfi-boundaries 7/7 (qemu-aarch64-static, build 7s, run 0s)
-# An arch whose tools are missing is reported as SKIP with the reason; the
-# test exits 77 when no foreign arch could run, and fails on a SKIP when
-# $CI is set (CI installs everything: a skip there is a broken install).
+#   arch aarch64: contract 25/25, lifecycle 11/11, unwind 8/8, fp-walk 1/1, cfi-boundaries 8/8, poison-control 1/1 (qemu-aarch64-static, build 7s, run 0s)
+# (cfi-boundaries N/N: N = the table's instructions + 1, see the harness),
+# and three proof lines per architecture:
+#   PROOF: arch.<arch>.executed|unwound|every-boundary proven|failed|not-run <detail>
+# An arch whose tools are missing is reported as SKIP with the reason and
+# its proofs as not-run; the test exits 77 when no foreign arch could run,
+# and fails on a SKIP when $CI is set (CI installs everything: a skip
+# there is a broken install).
 #
 # The list comes from src/arch/arch_list.c (&pt_arch_<sym> entries) and each
 # table's .name and .clang_target: adding a table to the list adds it here.
@@ -21,11 +25,6 @@ prefix=${PT_CROSS_PREFIX:-/opt/perftramp-cross}
 keep=${PT_ARCH_KEEP:-}   # set to keep the work directory (binaries, logs)
 # PT_ARCHES="a b": only these architectures.  PT_ARCH_TESTS=0: skip (for
 # repeated `make check` passes, e.g. under sanitizers, that add nothing here).
-if [ "${PT_ARCH_TESTS:-1}" = 0 ]; then
-    echo "SKIP: PT_ARCH_TESTS=0"
-    exit 77
-fi
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-arch.XXXXXX") || exit 99
 [ -n "$keep" ] && echo "# work directory: $work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
@@ -45,12 +44,32 @@ table_field() {
 syms=$(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c")
 [ -n "$syms" ] || { echo "FAIL: no tables found in $src/src/arch/arch_list.c"; exit 1; }
 
+if [ "${PT_ARCH_TESTS:-1}" = 0 ]; then
+    for sym in $syms; do
+        name=$(table_field "$sym" name)
+        case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
+        for id in executed unwound every-boundary; do
+            echo "PROOF: arch.$name.$id not-run PT_ARCH_TESTS=0"
+        done
+    done
+    echo "SKIP: PT_ARCH_TESTS=0"
+    exit 77
+fi
+
 ran=0 foreign_ran=0 bad=0 skipped=0 ready=
 tmo=
 command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
 summary=$work/summary
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
+proofs=$work/proofs
+: > "$proofs"
+# all three proofs of an arch with one verdict (a run that never happened)
+proof_all() {
+    for id in executed unwound every-boundary; do
+        echo "PROOF: arch.$1.$id $2 $3" >> "$proofs"
+    done
+}
 
 for sym in $syms; do
     name=$(table_field "$sym" name)
@@ -79,10 +98,12 @@ for sym in $syms; do
         case $name in s390x) extra="-mbackchain -DPT_S390_BACKCHAIN" ;; *) extra= ;; esac
         if ! command -v "$cc" >/dev/null 2>&1; then
             say "arch $name: SKIP ($cc not installed: tools/install-deps)"
+            proof_all "$name" not-run "$cc not installed (tools/install-deps)"
             skipped=$((skipped + 1)); continue
         fi
         if ! command -v "$run" >/dev/null 2>&1; then
             say "arch $name: SKIP ($run not installed: qemu-user-static)"
+            proof_all "$name" not-run "$run not installed (qemu-user-static)"
             skipped=$((skipped + 1)); continue
         fi
         if [ -f "$prefix/$name/lib/libffi.a" ]; then
@@ -93,6 +114,7 @@ for sym in $syms; do
     fi
     if [ ! -f "$ffilib/libffi.a" ] || [ ! -f "$ffiinc/ffi.h" ]; then
         say "arch $name: SKIP (no static libffi for $triple: tools/deps/arch.sh)"
+        proof_all "$name" not-run "no static libffi for $triple (tools/deps/arch.sh)"
         skipped=$((skipped + 1)); continue
     fi
     # only ffi.h and ffitarget.h: a multiarch include dir must not shadow
@@ -105,6 +127,7 @@ done
 
 # Builds one arch's harness (static: runs under qemu-user without a sysroot).
 build_one() {
+    # shellcheck source=/dev/null # written above
     . "$work/$1.env"
     t0=$(date +%s)
     # -fasynchronous-unwind-tables: Debian's riscv64 gcc turns unwind
@@ -132,15 +155,18 @@ done
 wait
 
 for name in $ready; do
+    # shellcheck source=/dev/null # written above
     . "$work/$name.env"
     exe=$work/foreign_contract-$name
     if [ "$(cat "$work/$name.build.rc" 2>/dev/null)" != 0 ]; then
         say "arch $name: FAIL (build with $cc)"
         sed 's/^/#   /' "$work/$name.build.log" | head -n 40
+        proof_all "$name" failed "the harness does not build with $cc"
         bad=$((bad + 1)); continue
     fi
     t1=$(date +%s)
     # a broken table can loop: bound each run (no timing assertion)
+    # shellcheck disable=SC2086 # both may be empty (no timeout, the host)
     $tmo $run "$exe" > "$work/$name.out" 2>&1
     rc=$?
     t2=$(date +%s)
@@ -155,8 +181,16 @@ for name in $ready; do
         say "arch $name: FAIL ${line:-(no summary)} exit $rc ($how)"
         bad=$((bad + 1))
     fi
+    # the harness's verdicts ("proof: <id> <verdict> <detail>"); a run
+    # that died before printing one failed that proof
+    for id in executed unwound every-boundary; do
+        v=$(sed -n "s/^proof: $id //p" "$work/$name.out" | head -n 1)
+        [ -n "$v" ] || v="failed the harness printed no verdict (exit $rc)"
+        echo "PROOF: arch.$name.$id $v ($how)" >> "$proofs"
+    done
 done
 
+cat "$proofs"
 echo "=== architectures:"
 cat "$summary"
 if [ $bad -gt 0 ]; then

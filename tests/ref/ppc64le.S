@@ -11,10 +11,10 @@
 pt_ref_ppc64le:
 	.cfi_startproc
 	mflr	0
-	std	0, 16(1)		/* LR into the caller's LR save slot */
-	.cfi_offset lr, 16
+	std	0, 16(1)		/* LR into the caller's LR save slot (LR itself unchanged) */
 	stdu	1, -96(1)		/* 32-byte header + 64-byte parameter save area, back chain */
 	.cfi_def_cfa_offset 96
+	.cfi_offset lr, 16		/* after stdu, as GCC 12 and clang 14 do */
 	std	2, 24(1)		/* TOC into our TOC save slot */
 	bcl	20, 31, 1f		/* LR = address of 1 */
 1:	mflr	12
@@ -28,11 +28,11 @@ pt_ref_ppc64le:
 	mtlr	0
 	.cfi_restore lr
 	blr
-	.cfi_endproc
 	.balign 8, 0		/* zero padding, as the emitter writes */
 .Ltarget:
 	.quad	0
 .Ltag:
 	.quad	0
+	.cfi_endproc		/* the FDE covers the data words too, as the emitter's does */
 	.size	pt_ref_ppc64le, . - pt_ref_ppc64le
 	.section .note.GNU-stack, "", @progbits

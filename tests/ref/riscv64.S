@@ -32,11 +32,11 @@ perftramp_ref:
 	addi	sp, sp, 16
 	.cfi_def_cfa_offset 0
 	ret
-	.cfi_endproc
 	.balign	8, 0
 .Ltarget:
 	.quad	0
 .Ltag:
 	.quad	0
+	.cfi_endproc		/* the FDE covers the data words too, as the emitter's does */
 	.size	perftramp_ref, . - perftramp_ref
 	.section .note.GNU-stack, "", @progbits

@@ -23,11 +23,11 @@ pt_ref_s390x:
 	.cfi_restore %r14
 	.cfi_restore %r15
 	br	%r14
-	.cfi_endproc
 	.balign 8, 0		/* zero padding, as the emitter writes */
 .Ltarget:
 	.quad	0
 .Ltag:
 	.quad	0
+	.cfi_endproc		/* the FDE covers the data words too, as the emitter's does */
 	.size	pt_ref_s390x, . - pt_ref_s390x
 	.section .note.GNU-stack, "", @progbits

@@ -18,9 +18,9 @@ perftramp_ref_x86_64:
         .cfi_def_cfa %rsp, 8
         .cfi_restore %rbp
         ret
-        .cfi_endproc
-        .size   perftramp_ref_x86_64, .-perftramp_ref_x86_64
-        .balign 8
+        .balign 8, 0            /* zero padding, as the emitter writes */
 target: .quad   0
 tag:    .quad   0
+        .cfi_endproc            /* the FDE covers the data words too, as the emitter's does */
+        .size   perftramp_ref_x86_64, .-perftramp_ref_x86_64
         .section .note.GNU-stack,"",@progbits
