@@ -10,7 +10,6 @@
  *                               written at offset 0 of the closure, then
  *                               ffi_closure_free: with static trampolines that
  *                               word is ffi_closure.ftramp, and the free dies. */
-#define _GNU_SOURCE
 #include <ffi.h>
 #include <stdint.h>
 #include <stdio.h>
