@@ -422,8 +422,14 @@ static Suite *suite(void)
     return s;
 }
 
+#ifndef PT_UNWIND_PROOF_ID /* unwind_llvm.sh: -DPT_UNWIND_PROOF_ID="output.llvm-libunwind" */
+#define PT_UNWIND_PROOF_ID "output.libgcc"
+#endif
+
 int main(void)
 {
     int failed = pt_check_run(suite());
+    printf("PROOF: " PT_UNWIND_PROOF_ID " %s\n", failed ? "failed a check through a trampoline broke (see above)"
+                                                         : "proven _Unwind_Backtrace and backtrace(3) through trampolines: every check passed");
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

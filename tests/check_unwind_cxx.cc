@@ -91,12 +91,18 @@ int main()
     tcase_add_test(tc, test_exception_crosses_trampoline_1000_times);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
-    if (srunner_fork_status(sr) == CK_NOFORK)
-        std::puts("note: CK_FORK=no: the std::terminate control is left out (it needs its own process)");
+    bool control = srunner_fork_status(sr) != CK_NOFORK;
+    if (!control)
+        std::puts("NOTRUN: cxx-eh control: CK_FORK=no: the std::terminate control (no unwind info) needs its own process");
     else
         tcase_add_test_raise_signal(tc, test_control_without_unwind_info_terminates, SIGABRT);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
+    if (failed)
+        std::puts("PROOF: output.cxx-eh failed (see the checks above)");
+    else
+        std::printf("PROOF: output.cxx-eh proven a C++ exception crossed trampolines 1000 times%s\n",
+                    control ? "; without unwind info it terminates (control)" : "");
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -99,6 +99,8 @@ int main(void)
      * reports each probe as an error in libunwind, not in perftramp */
     const char *preload = getenv("LD_PRELOAD");
     if (preload && strstr(preload, "vgpreload")) {
+        puts("PROOF: output.nongnu-libunwind not-run under valgrind (libunwind's write(2) address probes are "
+             "reported as errors)");
         puts("SKIP: under valgrind (libunwind's write(2) address probes are reported as errors)");
         return 77;
     }
@@ -108,11 +110,15 @@ int main(void)
     tcase_add_test(tc, test_unw_backtrace_through_trampoline);
     suite_add_tcase(s, tc);
     int failed = pt_check_run(s);
+    puts(failed ? "PROOF: output.nongnu-libunwind failed (see the checks above)"
+                : "PROOF: output.nongnu-libunwind proven unw_get_proc_info_by_ip, unw_backtrace and unw_step through "
+                  "trampolines");
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 #else
 int main(void)
 {
+    puts("PROOF: output.nongnu-libunwind not-run nongnu libunwind (libunwind-dev) is not installed");
     puts("SKIP: nongnu libunwind (libunwind-dev) is not installed");
     return 77;
 }

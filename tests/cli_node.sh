@@ -3,10 +3,11 @@
 # perftramp check against a real peer: node (V8) writes a jitdump with
 # unwinding info for a small script.  check must accept it (exit 0) and
 # reject truncated and corrupted copies (exit 1, a message, no crash).
+# PROOF: check.node-jitdump (docs/testing.md).
 set -u
 : "${PT_BUILDDIR:=.}" "${PT_SRCDIR:=.}"
 PT="$PT_BUILDDIR/tools/perftramp"
-command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed"; exit 77; }
+command -v node >/dev/null 2>&1 || { echo "PROOF: check.node-jitdump not-run node not installed"; echo "SKIP: node not installed"; exit 77; }
 [ -x "$PT" ] || { echo "FAIL: $PT not built"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cli_node.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -41,4 +42,9 @@ console.log("json ok: " + f.records.total + " records, " + f.warnings + " warnin
 ' "$work/node.json" || { echo "FAIL: --json output"; head -c 2000 "$work/node.json"; fail=1; }
 
 corrupt_all "$dump" node
+if [ "$fail" = 0 ]; then
+    echo "PROOF: check.node-jitdump proven perftramp check accepts node $(node --version)'s dump and rejects every corrupted copy"
+else
+    echo "PROOF: check.node-jitdump failed (see above)"
+fi
 exit $fail

@@ -7,7 +7,9 @@ set -u
 srcdir=${PT_SRCDIR:-.}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# PROOF: demo.perf-profile (docs/testing.md)
 fail() {
+    echo "PROOF: demo.perf-profile failed $*"
     echo "FAIL: $*"
     exit 1
 }
@@ -23,6 +25,7 @@ for map in $(sed -n 's|.*\(/tmp/perf-[0-9]*\.map\).*|\1|p' "$tmp/out"); do
 done
 if grep -q '^perf cannot profile here' "$tmp/out"; then
     grep -q 'tiny::collatz_next' "$tmp/out" || fail "the fallback shows no tiny:: trampoline"
+    echo "PROOF: demo.perf-profile not-run perf cannot profile here (the fallback works)"
     echo "SKIP: perf cannot profile here; the fallback (perf map, jitdump summary) works"
     exit 77
 fi
@@ -43,3 +46,4 @@ awk '/samples with a frame in tiny or a trampoline;/ {
 awk '/\[\.\] tiny::collatz_next$/ { n++; if ($1 + 0 < 15) bad = 1 } END { exit bad || n != 2 }' "$tmp/out" ||
     fail "tiny::collatz_next has no real share in both profiles"
 echo "ok: both profiles show the interpreted call stacks down to main(), nothing left behind"
+echo "PROOF: demo.perf-profile proven make demo: both profiles (jitdump + dwarf, perf map + fp) show tiny:: stacks down to main()"

@@ -4,9 +4,11 @@
 # run_python, which runs $PYTHON with the module importable -- and, when
 # the module was built with sanitizers (the CI's ASan pass), with their
 # runtimes preloaded, since python3 itself is not instrumented.
+# A test sets proof_id before sourcing this: a skip prints its not-run line.
 pkgdir=${PT_BUILDDIR:-.}/examples/python
 PYTHON=${PYTHON:-python3}
 skip() {
+    [ -z "${proof_id:-}" ] || echo "PROOF: $proof_id not-run $*"
     echo "SKIP: $*"
     exit 77
 }

@@ -5,6 +5,7 @@
 # module's code py::<module>:<file> below them -- the profile 3.12 users get
 # from `python -X perf`.
 set -u
+proof_id=python.perf
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
 command -v perf > /dev/null 2>&1 || skip "perf is not installed"
 tmp=$(mktemp -d) || exit 1
@@ -64,4 +65,13 @@ awk -v F="$tmp/fib.py" '
         flush()
         printf "%d samples in fib; %d (%.1f%%) show py::fib frames then py::<module> in order; deepest %d py::fib frames\n", with_fib, ordered, with_fib ? 100 * ordered / with_fib : 0, maxdepth
         exit !(with_fib >= 50 && ordered * 10 >= with_fib * 9 && maxdepth >= 10)
-    }' "$tmp/script.txt"
+    }' "$tmp/script.txt" > "$tmp/verdict"
+rc=$?
+cat "$tmp/verdict"
+# the last line is the count (the lines before it show samples out of order)
+if [ $rc -eq 0 ]; then
+    echo "PROOF: $proof_id proven $(tail -n 1 "$tmp/verdict")"
+else
+    echo "PROOF: $proof_id failed $(tail -n 1 "$tmp/verdict")"
+fi
+exit $rc

@@ -6,6 +6,7 @@
 # them) and runs it under qemu-<arch>-static; natively (shared libffi)
 # for the host.  An
 # arch whose tools are missing is a SKIP line; exits 77 when none ran.
+# Per arch: PROOF: output.libgcc.<arch> proven|failed|not-run (docs/testing.md).
 set -u
 src=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PT_BUILDDIR:-$(pwd)}
@@ -23,6 +24,7 @@ table_field() {
 }
 
 ran=0 bad=0
+proof() { p_arch=$1 p_verdict=$2; shift 2; echo "PROOF: output.libgcc.$p_arch $p_verdict $*"; }
 # shellcheck disable=SC2013 # one symbol per word
 for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c"); do
     name=$(table_field "$sym" name) || continue
@@ -36,8 +38,8 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple
     else
         cc=$triple-gcc run=qemu-$name-static
-        command -v "$cc" >/dev/null 2>&1 || { echo "arch $name: SKIP ($cc not installed)"; continue; }
-        command -v "$run" >/dev/null 2>&1 || { echo "arch $name: SKIP ($run not installed)"; continue; }
+        command -v "$cc" >/dev/null 2>&1 || { echo "arch $name: SKIP ($cc not installed)"; proof "$name" not-run "$cc not installed"; continue; }
+        command -v "$run" >/dev/null 2>&1 || { echo "arch $name: SKIP ($run not installed)"; proof "$name" not-run "$run not installed"; continue; }
         if [ -f "$prefix/$name/lib/libffi.a" ]; then
             ffilib=$prefix/$name/lib ffiinc=$prefix/$name/include
         else
@@ -46,6 +48,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     fi
     if { [ -n "$static" ] && [ ! -f "$ffilib/libffi.a" ]; } || [ ! -f "$ffiinc/ffi.h" ]; then
         echo "arch $name: SKIP (no static libffi for $triple)"
+        proof "$name" not-run "no static libffi for $triple"
         continue
     fi
     inc=$work/inc-$name
@@ -56,7 +59,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
             $config -I"$build" -I"$src/include" -I"$src/src" -I"$src/tests" -I"$inc" \
             "$src"/src/*/*.c "$src/tests/unwind_foreign.c" \
             -L"$ffilib" -lffi -ldl -o "$exe" >"$work/$name.log" 2>&1; then
-        echo "arch $name: FAIL (build with $cc)"; sed 's/^/#   /' "$work/$name.log" | head -n 20
+        echo "arch $name: FAIL (build with $cc)"; proof "$name" failed "build with $cc"; sed 's/^/#   /' "$work/$name.log" | head -n 20
         bad=$((bad + 1)); continue
     fi
     $run "$exe" >"$work/$name.out" 2>&1
@@ -64,8 +67,9 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     ran=$((ran + 1))
     if [ $rc -eq 0 ]; then
         echo "arch $name: ok ($(tail -n 1 "$work/$name.out")${run:+, $run})"
+        proof "$name" proven "$(tail -n 1 "$work/$name.out")${run:+ ($run)}"
     else
-        echo "arch $name: FAIL (exit $rc)"; sed 's/^/#   /' "$work/$name.out" | head -n 20
+        echo "arch $name: FAIL (exit $rc)"; proof "$name" failed "exit $rc${run:+ under $run}"; sed 's/^/#   /' "$work/$name.out" | head -n 20
         bad=$((bad + 1))
     fi
 done
