@@ -22,8 +22,8 @@
 #     suite (the double map is MAP_SHARED: parent and child must part), in
 #     that build: all must pass (a SKIP counts as not run).
 # Prints PROOF: libffi.static-tramp proven|failed|not-run.  SKIP (77) when
-# that libffi is not built (.ci/steps/25-ffi-static.sh builds it and
-# requires a pass).  PT_FFI_STATIC_TESTS=0 skips it (repeated make check
+# that libffi is not built (tools/install-deps builds it; the proof table's
+# strict mode then requires this proof).  PT_FFI_STATIC_TESTS=0 skips it (repeated make check
 # passes).  PT_FFI_STATIC_KEEP=1 keeps the work directory.
 set -u
 src=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}

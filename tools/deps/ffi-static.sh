@@ -13,7 +13,7 @@
 # $prefix/build.log; when the build fails, the build tree (config.log
 # included) is kept beside the log and both are printed.  $prefix/built-with
 # records the configure line and fficonfig.h's FFI_EXEC_STATIC_TRAMP.
-# Run by .ci/steps/25-ffi-static.sh.  Silent when the library is there.
+# Run by tools/install-deps.  Silent when the library is there.
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
