@@ -1,19 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Overhead of perftramp's CPython 3.11 module (make python): enabled against
-# disabled on CPU-bound workloads (bench/python_overhead.py).  Prints
-# key: value lines; exits 77 with a reason when the module or python3.11
-# is missing.  Usage: python_overhead.sh [ROUNDS [OUTPUTS]]
+# perftramp's CPython module against CPython's own perf support (-X perf,
+# -X perf_jit), on every supported CPython found here
+# (examples/python/pythons.sh) with the module built (make python; `make
+# bench` builds it for every interpreter found): bench/python_overhead.py
+# once per version, each key prefixed py3X_.  Exits 77 with the reason
+# when no version can run.
+#   python_overhead.sh [ROUNDS [REPS [STACK_SECONDS]]]   (default 5 5 1;
+#   `make bench`'s quick mode passes 1 1 0.3)
 set -u
 srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 pkgdir=${PT_BUILDDIR:-.}/examples/python
-PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2> /dev/null; then
-    echo "python_overhead: skipped ($PYTHON is not CPython 3.11)"
+rounds=${1:-5} reps=${2:-5} seconds=${3:-1}
+ran=0 why=
+while read -r ver exe reason; do
+    tag=$(echo "$ver" | tr -d .)
+    if [ "$exe" = - ]; then
+        echo "py${tag}_version: n/a ($reason)"
+        continue
+    fi
+    if ! ls "$pkgdir"/perftramp/_perftramp.cpython-"$tag"*.so > /dev/null 2>&1; then
+        echo "py${tag}_version: n/a (module not built for $exe: make python PYTHON=$exe)"
+        continue
+    fi
+    PYTHONPATH=$pkgdir${PYTHONPATH:+:$PYTHONPATH} "$exe" "$srcdir/bench/python_overhead.py" run \
+        "$rounds" "$reps" "$seconds" "$srcdir" || why="$why; $ver failed"
+    ran=$((ran + 1))
+done << EOF2
+$(sh "$srcdir/examples/python/pythons.sh")
+EOF2
+if [ $ran -eq 0 ]; then
+    echo "python_overhead: skipped (no supported CPython with the module built)"
     exit 77
 fi
-if ! ls "$pkgdir"/perftramp/_perftramp.cpython-311* > /dev/null 2>&1; then
-    echo "python_overhead: skipped (module not built: make python)"
-    exit 77
-fi
-PYTHONPATH=$pkgdir${PYTHONPATH:+:$PYTHONPATH} exec "$PYTHON" "$srcdir/bench/python_overhead.py" "$@"
+[ -z "$why" ] || { echo "python_overhead: ${why#; }" >&2; exit 1; }

@@ -219,7 +219,10 @@ START_TEST(code_index_never_reused_and_ranges_disjoint)
     ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
     ck_assert_uint_eq(is.n, 0);
 
-    /* the validator sees a partial overlap when mapped_size is too big */
+    /* the validator sees the overlap when mapped_size is too big: each
+     * trampoline's code lands in the mapped .eh_frame area of the one
+     * before it, which still lives (a warning: the dump cannot show it
+     * runs; perf then cannot unwind the earlier one with DWARF) */
     ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
     while (pt_jd_next(&it, &r) == 1)
         if (r.id == PT_JD_UNWINDING_INFO) {
@@ -227,8 +230,9 @@ START_TEST(code_index_never_reused_and_ranges_disjoint)
             memcpy(d + r.offset + PT_JD_PREFIX_SIZE + 16, &big, 8);
         }
     is.n = 0;
-    ck_assert_uint_gt(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
-    ck_assert_msg(strstr(is.last, "overlap") != NULL, "%s", is.last);
+    ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
+    ck_assert_uint_gt(sum.warnings, 0);
+    ck_assert_msg(strstr(is.last, ".eh_frame area") != NULL, "%s", is.last);
     free(d);
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
@@ -275,24 +279,32 @@ START_TEST(validator_rejects_what_perf_chokes_on)
     } while (0)
 
     MUTATE(4, uint32_t, 2, 1, "version 2");
-    MUTATE(8, uint32_t, 48, 1, "header size 48");
+    /* perf reads the first record at 40 whatever total_size says, and
+     * refuses sizes above 80 (a zero-length read fails) */
+    MUTATE(8, uint32_t, 48, 0, "header size 48");
+    MUTATE(8, uint32_t, 80, 0, "header size 80");
+    MUTATE(8, uint32_t, 81, 1, "header size 81");
     MUTATE(32, uint64_t, 2, 1, "unknown flag");
     MUTATE(0, uint32_t, 0x12345678, 1, "bad magic");
     /* second LOAD: same code_index as the first */
     MUTATE(second_load.offset + 48, uint64_t, first_load.code_index, 1, "code_index reused");
     /* second LOAD: code_size beyond the record */
     MUTATE(second_load.offset + 40, uint64_t, second_load.total_size, 1, "code_size too big");
-    /* second LOAD: the tag word equal to the first's (same bytes) */
+    /* second LOAD: the tag word equal to the first's (same bytes, another
+     * name): only perf 6.17 and 6.18 derive equal build-ids from the code
+     * alone and merge the names; 6.19 adds the names, older perf hashes the
+     * address too (libcrypto) or draws random build-ids */
     {
         memcpy(d, good, len);
         memcpy(d + second_load.offset + second_load.total_size - second_load.code_size, first_load.code,
                first_load.code_size);
+        struct pt_jd_options o617 = {.perf = {6, 17, 0}}, o61c = {.perf = {6, 1, 1}}, o61 = {.perf = {6, 1, 0}};
+        ck_assert_uint_gt(pt_jitdump_validate_ex(d, len, &o617, &sum, NULL, NULL), 0);
+        ck_assert_uint_eq(pt_jitdump_validate_ex(d, len, &o61c, &sum, NULL, NULL), 0);
+        ck_assert_uint_eq(pt_jitdump_validate_ex(d, len, &o61, &sum, NULL, NULL), 0);
         is.n = 0;
-        /* perf accepts it but merges the names: a warning (third-party JITs such
-         * as node repeat stubs); perftramp's own dumps must have no warnings */
-        ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
-        ck_assert_uint_gt(sum.warnings, 0);
-        ck_assert_msg(strstr(is.last, "build-id") != NULL, "%s", is.last);
+        ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0); /* newest rules */
+        ck_assert_uint_eq(sum.warnings, 0);
     }
     /* first UNWINDING_INFO: mapped_size 0, hdr size 0, hdr bigger than data */
     MUTATE(first_unwind.offset + 32, uint64_t, 0, 1, "mapped_size 0");
@@ -307,7 +319,7 @@ START_TEST(validator_rejects_what_perf_chokes_on)
         is.n = 0;
         ck_assert_uint_eq(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
         ck_assert_uint_gt(sum.warnings, 0);
-        ck_assert_msg(strstr(is.last, "empty unwinding") != NULL, "%s", is.last);
+        ck_assert_msg(strstr(is.last, "without .eh_frame") != NULL, "%s", is.last);
     }
     /* .eh_frame_hdr first (the spec's order, not perf's): swap halves */
     {
@@ -335,12 +347,16 @@ START_TEST(validator_rejects_what_perf_chokes_on)
         ck_assert(patched);
         ck_assert_uint_gt(pt_jitdump_validate(d, len, &sum, collect, &is), 0);
     }
-    /* timestamps going back */
-    MUTATE(second_load.offset + 8, uint64_t, 1, 1, "timestamp back");
-    /* a torn tail */
+    /* timestamps going back: perf sorts by time, a warning */
+    MUTATE(second_load.offset + 8, uint64_t, 1, 0, "timestamp back");
+    /* a torn tail: the CLOSE short by 3 bytes costs nothing, a torn LOAD
+     * loses its code's names */
     memcpy(d, good, len);
-    ck_assert_uint_gt(pt_jitdump_validate(d, len - 3, &sum, collect, &is), 0);
+    ck_assert_uint_eq(pt_jitdump_validate(d, len - 3, &sum, collect, &is), 0);
+    ck_assert_uint_gt(sum.warnings, 0);
     ck_assert_uint_gt(sum.trailing_bytes, 0);
+    ck_assert_uint_gt(pt_jitdump_validate(d, second_load.offset + second_load.total_size - 1, &sum, collect, &is), 0);
+    ck_assert_msg(strstr(is.last, "torn LOAD") != NULL, "%s", is.last);
     free(d);
     free(good);
 }

@@ -29,7 +29,7 @@ check_expect 0 "$dump" "perftramp dump"
 "$PT" check --records "$dump"
 grep -q "valid (0 errors, 0 warnings)" "$work/out.txt" ||
     { echo "FAIL: perftramp's own dump is not warning-free"; cat "$work/out.txt"; fail=1; }
-grep -q "LOADs with unwinding info: 1 of 1 (0 of them without .eh_frame)" "$work/out.txt" ||
+grep -q "LOADs: 1, .*unwinding info: 1 with .eh_frame, 0 without UNWINDING_INFO" "$work/out.txt" ||
     { echo "FAIL: the LOAD has no unwinding info"; fail=1; }
 n_insns=$("$PT" arch "${PT_HOST_ARCH:-x86_64}" | awk '/^Rules at every instruction offset/ { on = 1; next }
     on && /^  \(/ { on = 0 } on && /^  0x/ { n++ } END { print n + 0 }')
@@ -71,6 +71,60 @@ if [ $# -eq 2 ]; then
     check_expect 1 "$work/twice.dump" "perftramp group written twice (code_index reused)"
 fi
 
+# input: standard input (a file, a pipe), a FIFO with and without a writer,
+# devices refused, a 2 GiB sparse file read only as far as perf reads it
+"$PT" check - < "$dump" > "$work/out.txt" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^-: valid" "$work/out.txt" || { echo "FAIL: check - < dump: exit $rc"; cat "$work/out.txt"; fail=1; }
+cat "$dump" | "$PT" check - > "$work/out.txt" 2>&1; rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: cat dump | check -: exit $rc"; cat "$work/out.txt"; fail=1; }
+mkfifo "$work/fifo"
+"$PT" check --timeout 1 "$work/fifo" > "$work/out.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "no data for 1 s" "$work/out.txt" ||
+    { echo "FAIL: a FIFO without a writer: exit $rc"; cat "$work/out.txt"; fail=1; }
+cat "$dump" > "$work/fifo" &
+"$PT" check --timeout 10 "$work/fifo" > "$work/out.txt" 2>&1; rc=$?
+wait
+[ $rc -eq 0 ] || { echo "FAIL: a FIFO with a writer: exit $rc"; cat "$work/out.txt"; fail=1; }
+"$PT" check /dev/zero > "$work/out.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "character device, not a regular file" "$work/out.txt" ||
+    { echo "FAIL: /dev/zero: exit $rc"; cat "$work/out.txt"; fail=1; }
+head -c 40 "$dump" > "$work/sparse.dump" && truncate -s 2G "$work/sparse.dump"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%e s, %M KB" -o "$work/time.txt" "$PT" check "$work/sparse.dump" > "$work/out.txt" 2>&1; rc=$?
+    rss=$(sed -n 's/.*, \([0-9]*\) KB/\1/p' "$work/time.txt")
+    echo "2 GiB sparse dump: exit $rc, $(cat "$work/time.txt") (the time is not asserted)"
+    [ $rc -eq 1 ] && [ "${rss:-999999}" -lt 65536 ] && grep -q "never read by perf: 2147483608 bytes" "$work/out.txt" ||
+        { echo "FAIL: 2 GiB sparse dump: exit $rc, RSS ${rss:-?} KB"; cat "$work/out.txt"; fail=1; }
+else
+    echo "note: /usr/bin/time missing: the 2 GiB sparse dump's RSS not measured"
+fi
+rm -f "$work/sparse.dump"
+
+# not a jitdump: a perf map passed by mistake is named for what it is
+printf '7f0000001000 20 py::main:/tmp/a.py\n7f0000001040 20 py::f:/tmp/a.py\n' > "$work/perf-1.map"
+check_expect 1 "$work/perf-1.map" "a perf map"
+grep -q "looks like a perf map" "$work/out.txt" || { echo "FAIL: a perf map is not named"; cat "$work/out.txt"; fail=1; }
+
+# the file name perf requires: jit-<pid>.dump, pid of the header
+pid=$(basename "$dump" | sed 's/^jit-\([0-9]*\)\.dump$/\1/')
+cp "$dump" "$work/jit-$pid-$pid.dump"
+check_expect 1 "$work/jit-$pid-$pid.dump" "Bun's jit-<tid>-<pid>.dump name"
+grep -q "perf inject never reads it" "$work/out.txt" || { echo "FAIL: the Bun name: no reason given"; fail=1; }
+cp "$dump" "$work/jit-$((pid + 1)).dump"
+check_expect 1 "$work/jit-$((pid + 1)).dump" "a dump named after another pid"
+
+# --all lists every finding; the default summarises repeats of a kind
+for i in 1 2 3 4 5; do cat "$work/group"; done > "$work/body" 2> /dev/null
+if [ -s "$work/body" ]; then
+    head -c 40 "$dump" > "$work/jit-$pid.dump" && cat "$work/body" >> "$work/jit-$pid.dump"
+    "$PT" check "$work/jit-$pid.dump" > "$work/out.txt" 2>&1
+    "$PT" check --all "$work/jit-$pid.dump" > "$work/all.txt" 2>&1
+    n_err=$(sed -n 's/.*INVALID (\([0-9]*\) error.*/\1/p' "$work/out.txt")
+    n_all=$(grep -c "^  error " "$work/all.txt")
+    grep -q "more like it (load.code_index)" "$work/out.txt" && [ "$n_all" = "$n_err" ] ||
+        { echo "FAIL: --all lists $n_all of $n_err errors, or the default does not summarise"; cat "$work/out.txt"; fail=1; }
+fi
+
 # usage and I/O errors: exit 2
 "$PT" check > /dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: check without FILE: exit $rc, want 2"; fail=1; }
@@ -98,6 +152,12 @@ grep -q '"valid":false}$' "$work/out.json" || { echo "FAIL: --json overall verdi
 if command -v node > /dev/null 2>&1; then
     node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/out.json" ||
         { echo "FAIL: --json does not parse"; cat "$work/out.json"; fail=1; }
+    # UTF-8 names come back as they are (not byte by byte as \u00XX)
+    cp "$dump" "$work/café.dump"
+    "$PT" check --json "$work/café.dump" > "$work/cafe.json"
+    node -e 'const f = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).files[0];
+        if (!f.file.endsWith("/café.dump")) throw new Error("file name came back as " + f.file);' "$work/cafe.json" ||
+        { echo "FAIL: --json mangles a UTF-8 file name"; cat "$work/cafe.json"; fail=1; }
 fi
 [ $fail -eq 0 ] && echo "ok: usage, I/O errors and --json"
 exit $fail

@@ -20,6 +20,12 @@ check_expect() {
     if [ "$ce_want" -eq 1 ] && ! grep -q "error" "$work/out.txt"; then
         echo "FAIL: $ce_label: rejected without an error message"; cat "$work/out.txt"; fail=1; return
     fi
+    # offsets in one notation: hex with 0x, never "at 1026"
+    ce_dec='(offset|LOAD|record|FDE|CIE|entry|\.eh_frame|\.eh_frame_hdr) at [+]?[0-9]+([^0-9x]|$)'
+    if grep -qE "$ce_dec" "$work/out.txt"; then
+        echo "FAIL: $ce_label: a decimal or relative offset in a message:"; grep -E "$ce_dec" "$work/out.txt"
+        fail=1; return
+    fi
     echo "ok: $ce_label: exit $rc$( [ "$ce_want" -eq 1 ] && printf ' -- %s' "$(grep -m1 "error *at offset" "$work/out.txt" | sed 's/^ *//')")"
 }
 
@@ -87,6 +93,11 @@ corrupt_all() {
         check_expect 1 "$work/ehlen.dump" "$label .eh_frame CIE length garbled"
         cp "$dump" "$work/ehver.dump" && poke "$work/ehver.dump" $((eh + 8)) '\011'
         check_expect 1 "$work/ehver.dump" "$label .eh_frame CIE version 9"
+        # the CIE id (0) flipped: the message must say what it is
+        cp "$dump" "$work/ehid.dump" && poke "$work/ehid.dump" $((eh + 4)) '\001'
+        check_expect 1 "$work/ehid.dump" "$label .eh_frame CIE id flipped to 1"
+        grep -q "CIE id 0x1" "$work/out.txt" ||
+            { echo "FAIL: $label: a flipped CIE id is not reported as one"; grep error "$work/out.txt"; fail=1; }
         # FDE pc_begin pushed away from the code (CIE length + 4 + 8)
         cielen=$(rd32 "$dump" "$eh")
         cp "$dump" "$work/ehpc.dump" && poke "$work/ehpc.dump" $((eh + cielen + 4 + 8)) "$(u32 1073741824)"

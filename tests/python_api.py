@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
-# Behaviour of the perftramp module (CPython 3.11) that tests/python_api.sh
-# checks: enable/disable, outputs fixed per process, exceptions, generators,
-# coroutines, threads and fork through trampolines.  Reads the perf map the
-# module writes (/tmp/perf-<pid>.map) to see which trampolines exist.
+# Behaviour of the perftramp module (CPython 3.11, 3.12, 3.13) that
+# tests/python_api.sh checks: refusal while another eval-frame hook or
+# CPython's own trampoline is installed, enable/disable, outputs fixed per
+# process, exceptions, generators, coroutines, threads and fork through
+# trampolines.  Reads the perf map the module writes (/tmp/perf-<pid>.map)
+# to see which trampolines exist.
 import asyncio
 import os
 import sys
@@ -60,12 +62,85 @@ async def coro():
     return await leaf(1) + await leaf(2)
 
 
+def another_hook():
+    """Another PEP 523 hook: CPython's test helper that records the name of
+    every frame it evaluates (in every 3.11-3.13 build with its tests)."""
+    try:
+        from _testinternalcapi import set_eval_frame_default, set_eval_frame_record
+    except ImportError:
+        return None
+    return set_eval_frame_record, set_eval_frame_default
+
+
+def recorded():
+    return "recorded"
+
+
+def refusals():
+    hook = another_hook()
+    if hook is None:
+        print("note: no _testinternalcapi here: the refusal of a foreign PEP 523 hook is not checked")
+    else:
+        install, remove = hook
+        calls = []
+        install(calls)
+        try:
+            perftramp.enable(outputs="perfmap")
+            check(False, "enable() refuses while another PEP 523 hook is installed")
+        except RuntimeError as e:
+            check("another PEP 523" in str(e), "enable() refuses while another PEP 523 hook is installed: %s" % e)
+        check(not perftramp.is_enabled(), "the refused enable() left perftramp disabled")
+        recorded()
+        check("recorded" in calls, "the refused enable() left the other hook installed")
+        check(perf_map(os.getpid()) == "", "the refused enable() opened nothing (no perf map)")
+        remove()
+    if sys.version_info >= (3, 12):
+        sys.activate_stack_trampoline("perf")
+        try:
+            perftramp.enable(outputs="perfmap")
+            check(False, "enable() refuses while CPython's own trampoline is active")
+        except RuntimeError as e:
+            check("CPython's own perf trampoline" in str(e),
+                  "enable() refuses while CPython's own trampoline is active: %s" % e)
+        check(sys.is_stack_trampoline_active() and not perftramp.is_enabled(),
+              "the refused enable() left CPython's trampoline active")
+        sys.deactivate_stack_trampoline()
+
+
+def after_enable_refusals():
+    """CPython's side of the same rule, and disable() with a hook on top of ours."""
+    if sys.version_info >= (3, 12):
+        try:
+            sys.activate_stack_trampoline("perf")
+            check(False, "CPython refuses its trampoline while perftramp is enabled")
+        except RuntimeError as e:
+            check(perftramp.is_enabled() and not sys.is_stack_trampoline_active(),
+                  "CPython refuses its trampoline while perftramp is enabled: %s" % e)
+    hook = another_hook()
+    if hook is not None:
+        install, remove = hook
+        calls = []
+        install(calls)
+        try:
+            perftramp.disable()
+            check(False, "disable() refuses to remove a hook installed over perftramp's")
+        except RuntimeError as e:
+            recorded()
+            check("recorded" in calls, "disable() refuses to remove a hook installed over perftramp's: %s" % e)
+        remove()
+        perftramp.disable()  # the other hook put the default back: nothing left to undo
+        check(not perftramp.is_enabled(), "disable() after the other hook removed itself")
+        perftramp.enable(outputs="perfmap")
+
+
 def main():
     check(not perftramp.is_enabled(), "disabled before enable()")
+    refusals()
     perftramp.enable(outputs="perfmap")
     check(perftramp.is_enabled(), "enabled after enable()")
     perftramp.enable(outputs="perfmap")
     check(perftramp.is_enabled(), "enable() twice with the same outputs is fine")
+    after_enable_refusals()
 
     check(fib(18) == 2584, "recursion gives the right result")
     try:
@@ -106,6 +181,11 @@ def main():
 
     perftramp.disable()
     check(not perftramp.is_enabled(), "disabled after disable()")
+    if sys.version_info >= (3, 12):
+        # disable() put the default evaluator back: CPython's trampoline may start
+        sys.activate_stack_trampoline("perf")
+        check(sys.is_stack_trampoline_active(), "after disable(), CPython's own trampoline can start")
+        sys.deactivate_stack_trampoline()
 
     def after_disable():
         return 1

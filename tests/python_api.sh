@@ -1,17 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# perftramp's CPython 3.11 module: enable/disable, fork, exceptions,
-# generators, coroutines and threads through trampolines (tests/python_api.py).
+# perftramp's CPython module, on every supported CPython found here:
+# refusal while another eval-frame hook or CPython's own trampoline is
+# installed, enable/disable, fork, exceptions, generators, coroutines and
+# threads through trampolines (tests/python_api.py).
+# PROOF: python.<ver>.api per version.
 set -u
-proof_id=python.api
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-# A copy outside the source tree: its path is what the trampolines are named after.
-cp "${PT_SRCDIR:-.}/tests/python_api.py" "$tmp/api.py"
-if run_python "$tmp/api.py"; then
-    echo "PROOF: $proof_id proven the CPython 3.11 module: enable/disable, fork, exceptions, generators, coroutines, threads"
-else
-    echo "PROOF: $proof_id failed tests/python_api.py (see above)"
-    exit 1
-fi
+
+api() {
+    # A copy outside the source tree: its path is what the trampolines are named after.
+    cp "${PT_SRCDIR:-.}/tests/python_api.py" api.py || fail "cannot copy python_api.py"
+    run_python api.py > out 2>&1
+    st=$?
+    cat out
+    msg=$(sed -n 's/^FAIL: //p' out | head -n 1)
+    [ $st -eq 0 ] || fail "${msg:-$(tail -n 1 out)}"
+    proven "$(grep -c '^ok:' out) checks (refusals, enable/disable, exceptions, generators, coroutines, threads, fork)"
+}
+each_python api api
+python_exit

@@ -1,77 +1,89 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# python3 -m perftramp under perf (jitdump, DWARF call graphs): samples in a
-# recursive function show py::fib:<file> frames, innermost first, then the
-# module's code py::<module>:<file> below them -- the profile 3.12 users get
-# from `python -X perf`.
+# perftramp's CPython module under real perf, on every supported CPython
+# found here, with tests/python_stack_workload.py (a function, a method, a
+# generator and a recursion, 0.6 s of CPU; tests/python_stacks.py counts the
+# samples taken inside its window).
+#  perf-dwarf: `python -m perftramp --outputs jitdump` under
+#     perf record -k 1 --call-graph dwarf, perf inject --jit, perf script:
+#     the py::<qualname>:<file> names appear, and >= 90% of the samples
+#     show the complete chain work < down x9 < steps < Walker.walk < main
+#     < <module>; the same program without perftramp shows no py:: name.
+#  perf-fp: `--outputs perfmap` under --call-graph fp.  Frame pointers walk
+#     through the trampolines only if CPython keeps them too: CPython's own
+#     fp test skips itself on a build without them ("Unwinding is
+#     unreliable"), and so does this proof -- after measuring what fp mode
+#     and dwarf mode give on that build, and printing it (no PROOF line:
+#     the proof does not apply to that build).
+# PROOF: python.<ver>.perf-dwarf and python.<ver>.perf-fp per version.
 set -u
-proof_id=python.perf
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
-command -v perf > /dev/null 2>&1 || skip "perf is not installed"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-perf record -q -k 1 -e cpu-clock -o "$tmp/probe.data" true > /dev/null 2>&1 ||
-    skip "perf record is not permitted here"
+command -v perf > /dev/null 2>&1 || skip_all "perf is not installed" perf-dwarf perf-fp
+probe=$(mktemp -d "${TMPDIR:-/tmp}/pt-perfprobe.XXXXXX") || exit 99
+HOME=$probe perf --buildid-dir "$probe/debug" record -q -k 1 -e cpu-clock -o "$probe/probe.data" true > /dev/null 2>&1
+probe_ok=$?
+rm -rf "$probe"
+[ $probe_ok -eq 0 ] || skip_all "perf record is not permitted here" perf-dwarf perf-fp
+workload=${PT_SRCDIR:-.}/tests/python_stack_workload.py
+stacks=${PT_SRCDIR:-.}/tests/python_stacks.py
 
-cat > "$tmp/fib.py" << 'PY'
-def fib(n):
-    return n if n < 2 else fib(n - 1) + fib(n - 2)
+perf_cmd() { # perf with its build-id cache and config in this run's directory
+    HOME=$vtmp perf --buildid-dir "$vtmp/debug" "$@"
+}
+# record NAME CALLGRAPH CMD...: a perf profile of CMD (the workload)
+# -> NAME.txt (perf script -F time,ip,sym,dso, after perf inject --jit) and
+# NAME.stat (tests/python_stacks.py's counts); the pid is forgotten at exit.
+# (fp runs go through perf inject too: it is a no-op without a jitdump.)
+record() {
+    name=$1 cg=$2
+    shift 2
+    cp "$workload" w.py 2> /dev/null
+    perf_cmd record -q -k 1 -e cpu-clock -F 499 --call-graph "$cg" -o "$name.data" "$@" > "$name.out" 2> "$name.err" ||
+        fail "perf record $*: $(tail -n 1 "$name.err")"
+    pid=$(perf_cmd script -F pid -i "$name.data" 2> /dev/null | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+    [ -n "$pid" ] && forget_pid "$pid"
+    perf_cmd inject --jit -i "$name.data" -o "$name.jit.data" 2> "$name.err" || fail "perf inject --jit: $(tail -n 1 "$name.err")"
+    perf_cmd script -F time,ip,sym,dso -i "$name.jit.data" > "$name.txt" 2> /dev/null || fail "perf script"
+    window=$(sed -n 's/^window //p' "$name.out")
+    [ -n "$window" ] || fail "the workload printed no window: $(tail -n 1 "$name.err")"
+    "$PYTHON" "$stacks" "$name.txt" "$PWD/w.py" $window 3 > "$name.stat" 2> "$name.incomplete"
+    rm -f "$name.data" "$name.jit.data" jitted-*.so
+}
+stat() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1.stat"; }
 
-total = 0
-for i in range(8000):
-    total += fib(12)
-print(total)
-PY
-HOME=$tmp perf --buildid-dir "$tmp/debug" record -q -k 1 -e cpu-clock -F 999 \
-    --call-graph dwarf,32768 -o "$tmp/perf.data" \
-    env $python_env "$PYTHON" -m perftramp --outputs jitdump --jitdump-dir "$tmp" "$tmp/fib.py" > "$tmp/out" || {
-    echo "FAIL: python3 -m perftramp under perf record failed"
-    exit 1
+perf_dwarf() {
+    record on dwarf,65528 env $python_env "$PYTHON" -m perftramp --outputs jitdump --jitdump-dir "$PWD" w.py 0.6
+    echo "perftramp, jitdump + dwarf: $(cat on.stat)"
+    cat on.incomplete # the first incomplete stacks, if any, for the record
+    for f in work down steps Walker.walk main "<module>"; do
+        grep -qF "py::$f:$PWD/w.py" on.txt || fail "perf script shows no py::$f:<workload> frame"
+    done
+    n=$(($(stat on samples) - $(stat on stuck))) complete=$(stat on complete) pct=$(stat on complete_pct)
+    [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
+    [ $((complete * 10)) -ge $((n * 9)) ] || fail "$complete of $n samples ($pct%) show the complete chain, < 90%"
+    [ "$(stat on stuck)" -eq 0 ] || stuck=" ($(stat on stuck) more never left their first frame, in ld.so)"
+    cp on.stat "$pt_top/$PYVER.dwarf.stat" # perf_fp reports it too
+    record off fp "$PYTHON" w.py 0.6
+    echo "without perftramp: $(cat off.stat)"
+    [ "$(stat off samples)" -ge 50 ] || fail "only $(stat off samples) samples without perftramp"
+    [ "$(stat off named)" -eq 0 ] || fail "py:: names appear without perftramp"
+    proven "$complete of $n samples ($pct%) show work < down x9 < steps < Walker.walk < main < <module> (jitdump, --call-graph dwarf, perf inject)${stuck:-}; no py:: name without perftramp"
 }
-expected=$("$PYTHON" "$tmp/fib.py")
-[ "$(cat "$tmp/out")" = "$expected" ] || { echo "FAIL: result $(cat "$tmp/out"), without perftramp $expected"; exit 1; }
-ls "$tmp"/jit-*.dump > /dev/null 2>&1 || { echo "FAIL: no jit-<pid>.dump written"; exit 1; }
-HOME=$tmp perf --buildid-dir "$tmp/debug" inject --jit -i "$tmp/perf.data" -o "$tmp/jit.data" || {
-    echo "FAIL: perf inject --jit"
-    exit 1
+
+perf_fp() {
+    record fp fp env $python_env "$PYTHON" -m perftramp --outputs perfmap w.py 0.6
+    echo "perftramp, perf map + fp: $(cat fp.stat)"
+    n=$(($(stat fp samples) - $(stat fp stuck))) complete=$(stat fp complete) named=$(stat fp named) pct=$(stat fp complete_pct)
+    if ! "$PYTHON" -c 'import sys, sysconfig
+sys.exit("no-omit-frame-pointer" not in (sysconfig.get_config_var("PY_CORE_CFLAGS") or ""))'; then
+        # what dwarf mode gave on the same build (perf_dwarf's run)
+        cp "$pt_top/$PYVER.dwarf.stat" dw.stat 2> /dev/null && dw="; dwarf mode with jitdump: $(stat dw complete) of $(($(stat dw samples) - $(stat dw stuck))) ($(stat dw complete_pct)%)"
+        not_applicable "CPython built without frame pointers (CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
+    fi
+    [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
+    [ $((complete * 10)) -ge $((n * 9)) ] || fail "$complete of $n samples ($pct%) show the complete chain in fp mode, < 90%"
+    proven "$complete of $n samples ($pct%) complete (perf map, --call-graph fp)"
 }
-HOME=$tmp perf --buildid-dir "$tmp/debug" script -F ip,sym -i "$tmp/jit.data" > "$tmp/script.txt" 2> /dev/null || {
-    echo "FAIL: perf script"
-    exit 1
-}
-# Per sample, the py:: frames innermost first.  A good sample with fib in it
-# reads: py::fib:F (one or more), then py::<module>:F, then only runpy's and
-# perftramp's own frames (the callers of the script's module code).
-awk -v F="$tmp/fib.py" '
-    function flush(   i, s, nfib, good) {
-        if (n == 0) return
-        s = ""; nfib = 0; good = 1; state = 0
-        for (i = 1; i <= n; i++) {
-            if (f[i] !~ /^py::/) continue
-            if (f[i] == "py::fib:" F) { if (state != 0) good = 0; nfib++ }
-            else if (f[i] == "py::<module>:" F) { if (state != 0) good = 0; state = 1 }
-            else if (state == 0) good = 0
-        }
-        if (nfib > 0) { with_fib++; if (good && state == 1) ordered++ }
-        if (nfib > maxdepth && good && state == 1) maxdepth = nfib
-        if (nfib > 0 && !(good && state == 1) && bad < 3) {
-            bad++; printf "  sample not in order:"; for (i = 1; i <= n; i++) if (f[i] ~ /^py::/) printf " %s", f[i]; print ""
-        }
-        n = 0
-    }
-    /^[ \t]*$/ { flush(); next }
-    { f[++n] = $2 }
-    END {
-        flush()
-        printf "%d samples in fib; %d (%.1f%%) show py::fib frames then py::<module> in order; deepest %d py::fib frames\n", with_fib, ordered, with_fib ? 100 * ordered / with_fib : 0, maxdepth
-        exit !(with_fib >= 50 && ordered * 10 >= with_fib * 9 && maxdepth >= 10)
-    }' "$tmp/script.txt" > "$tmp/verdict"
-rc=$?
-cat "$tmp/verdict"
-# the last line is the count (the lines before it show samples out of order)
-if [ $rc -eq 0 ]; then
-    echo "PROOF: $proof_id proven $(tail -n 1 "$tmp/verdict")"
-else
-    echo "PROOF: $proof_id failed $(tail -n 1 "$tmp/verdict")"
-fi
-exit $rc
+each_python perf-dwarf perf_dwarf
+each_python perf-fp perf_fp
+python_exit

@@ -24,7 +24,8 @@ fi
 
 # harness -> library sources it needs
 declare -A deps=(
-    [fuzz_jitdump]="src/read/jitdump_reader.c src/read/eh_decode.c src/read/jitdump_rows.c
+    [fuzz_jitdump]="src/read/jitdump_reader.c src/read/jitdump_validate.c src/read/jitdump_maps.c
+        src/read/jitdump_seen.c src/read/eh_decode.c src/read/jitdump_rows.c
         src/emit/layout.c src/emit/eh_frame.c src/emit/bytebuf.c src/arch/arch_list.c
         src/arch/x86_64.c src/arch/aarch64.c src/arch/riscv64.c src/arch/ppc64le.c src/arch/s390x.c"
     [fuzz_eh_frame]="src/read/eh_decode.c"

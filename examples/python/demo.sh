@@ -27,8 +27,10 @@ freq=999
 max_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2> /dev/null || echo 999)
 [ "$max_rate" -ge 1 ] 2> /dev/null && [ "$max_rate" -lt $freq ] && freq=$max_rate
 echo "=== python3 -m perftramp demo.py under perf record -k 1 --call-graph dwarf"
-# Run a copy from the temporary directory: short file names in the profile,
-# and the source tree's perftramp/ (without the built module) not on sys.path.
+# Run a copy from the temporary directory: the source tree's perftramp/
+# (without the built module) is not on sys.path.  Its code is named by its
+# absolute path, as `python demo.py` names it; the listings below drop the
+# directory.
 cp "$script" "$tmp/demo.py" && cd "$tmp" || exit 1
 PYTHONPATH=$builddir/examples/python perf_cmd record -q -k 1 -e cpu-clock -F $freq \
     --call-graph dwarf,32768 -o "$tmp/perf.data" \
@@ -41,7 +43,7 @@ perf_cmd inject --jit -i "$tmp/perf.data" -o "$tmp/jit.data" || exit 1
 echo
 echo "  share of each Python function (perf report --children --sort sym):"
 perf_cmd report -i "$tmp/jit.data" --stdio --children --sort sym -g none 2> /dev/null |
-    grep -E 'py::[^<]*:demo\.py|py::<module>:demo\.py' | head -8 | sed 's/^ */    /'
+    grep -E 'py::[^ ]*:[^ ]*/demo\.py' | head -8 | sed "s/^ */    /; s|:$tmp/demo\.py|:demo.py|"
 echo
 echo "  stacks, root first, py:: frames of demo.py (perf script):"
 perf_cmd script -i "$tmp/jit.data" -F ip,sym 2> /dev/null | awk '
@@ -50,12 +52,12 @@ perf_cmd script -i "$tmp/jit.data" -F ip,sym 2> /dev/null | awk '
         s = ""; prev = ""; times = 0; below = 0
         for (i = n; i >= 0; i--) {
             if (i > 0 && f[i] !~ /^py::/) continue
-            if (i > 0 && f[i] !~ /:demo\.py$/) { if (s == "" && prev == "") below++; continue }
+            if (i > 0 && f[i] !~ /\/demo\.py$/) { if (s == "" && prev == "") below++; continue }
             if (i > 0 && f[i] == prev) { times++; continue }
             if (prev != "") s = (s == "" ? "" : s " > ") prev (times > 1 ? " x" times : "")
             prev = i > 0 ? f[i] : ""; times = 1
         }
-        if (s ~ /demo\.py/) { count[(below ? "(runpy x" below ") > " : "") s]++; total++ }
+        if (s ~ /demo\.py/) { count[(below ? "(python -m perftramp x" below ") > " : "") s]++; total++ }
         n = 0
     }
     /^[ \t]*$/ { flush(); next }
@@ -63,4 +65,4 @@ perf_cmd script -i "$tmp/jit.data" -F ip,sym 2> /dev/null | awk '
     END {
         flush()
         for (s in count) printf "  %6.1f%%  %s\n", 100 * count[s] / total, s | "sort -rn | head -6"
-    }'
+    }' | sed "s|$tmp/||g"

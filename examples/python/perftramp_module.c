@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* perftramp._perftramp: perf support for CPython 3.11 through PEP 523.
+/* perftramp._perftramp: perf support for CPython 3.11, 3.12 and 3.13
+ * through PEP 523.
  *
- * CPython gained `-X perf` only in 3.12.  On 3.11 the interpreter's
- * frame-evaluation hook (PEP 523, _PyInterpreterState_SetEvalFrameFunc)
- * lets an extension route every Python frame through a function of its
- * own.  Ours calls _PyEval_EvalFrameDefault through a trampoline unique to
- * the frame's code object, named "py::<qualname>:<filename>" as 3.12 names
- * them, so perf shows one named native frame per Python frame.  The
- * trampoline is made the first time a code object runs and cached in a
- * code-object extra slot (PEP 523's co_extra).
+ * The interpreter's frame-evaluation hook (PEP 523,
+ * _PyInterpreterState_SetEvalFrameFunc) lets an extension route every
+ * Python frame through a function of its own.  Ours calls
+ * _PyEval_EvalFrameDefault through a trampoline unique to the frame's code
+ * object, named "py::<qualname>:<filename>" as CPython 3.12+ names them, so
+ * perf shows one named native frame per Python frame.  The trampoline is
+ * made the first time a code object runs and cached in a code-object extra
+ * slot (PEP 523's co_extra).  CPython 3.12+ does the same with its own
+ * trampoline (-X perf); only one hook can be installed, so enable() refuses
+ * while CPython's trampoline or any other hook is active.
  *
- * A side effect worth knowing: 3.11 inlines Python-to-Python calls into
+ * What differs between versions lives in pyversion.h, and only there.
+ *
+ * A side effect worth knowing: CPython inlines Python-to-Python calls into
  * one C call of the evaluator only while no eval-frame hook is installed;
- * with ours installed, every Python call is a C call, as it must be for a
- * native frame per Python frame.
+ * with ours (or CPython's own trampoline) installed, every Python call is a
+ * C call, as it must be for a native frame per Python frame.
  *
  * The perftramp context is opened by the first enable() and lives until
  * the interpreter exits: trampolines may still be running (or suspended
@@ -23,11 +28,7 @@
 #define Py_BUILD_CORE_MODULE 1 /* _PyInterpreterFrame lives in the internal headers */
 #include <Python.h>
 
-#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
-#error "perftramp's CPython module is for CPython 3.11 only (3.12 and later have -X perf built in)"
-#endif
-
-#include <internal/pycore_frame.h>
+#include "pyversion.h"
 #include <perftramp.h>
 
 #include <errno.h>
@@ -35,16 +36,13 @@
 
 PyMODINIT_FUNC PyInit__perftramp(void);
 
-typedef PyObject *(*eval_frame_fn)(PyThreadState *, struct _PyInterpreterFrame *, int);
-
 static perftramp *pt;           /* opened by the first enable(), never reopened */
 static unsigned pt_outputs;     /* its outputs */
 static char *pt_outputs_text;   /* as the caller spelled them */
-static int enabled;
+static int installed;          /* enable() installed our hook; disable() not yet called */
 static Py_ssize_t extra_index = -1;
-static _PyFrameEvalFunction previous_eval; /* restored by disable() */
+static pt_py_eval_fn previous_eval; /* what enable() found; disable() puts it back */
 static long active_frames;     /* trampoline calls on C stacks (GIL-protected) */
-static int hook_only;          /* bench: keep the hook, skip the trampolines */
 
 /* A code object's trampoline; NULL-safe to free. */
 static void free_code_extra(void *tramp)
@@ -68,9 +66,9 @@ static perftramp_fn new_trampoline(PyCodeObject *co)
     if (!name)
         return NULL;
     snprintf(name, size, "py::%s:%s", qualname, filename);
-    perftramp_fn t = perftramp_wrap(pt, (perftramp_fn)_PyEval_EvalFrameDefault, name);
+    perftramp_fn t = perftramp_wrap(pt, (perftramp_fn)pt_py_default_eval, name);
     PyMem_RawFree(name);
-    if (t && _PyCode_SetExtra((PyObject *)co, extra_index, (void *)t) != 0) {
+    if (t && pt_py_set_extra((PyObject *)co, extra_index, (void *)t) != 0) {
         PyErr_Clear();
         perftramp_release(pt, t); /* uncached, it would leak one per call */
         t = NULL;
@@ -78,30 +76,40 @@ static perftramp_fn new_trampoline(PyCodeObject *co)
     return t;
 }
 
+/* The first call of a code object (or of one whose trampoline could not be
+ * made): make its trampoline, or fall back to the default evaluator.  Kept
+ * out of line so that the hook's hot path saves no registers for it. */
+__attribute__((noinline, cold)) static pt_py_eval_fn first_call(PyCodeObject *co)
+{
+    perftramp_fn t = co ? new_trampoline(co) : NULL;
+    return t ? (pt_py_eval_fn)t : pt_py_default_eval;
+}
+
 /* The PEP 523 eval-frame function: the frame's code object's trampoline
  * calls the default evaluator.  throwflag is passed through unchanged, so
- * generators and coroutines resumed with throw() work as before. */
+ * generators and coroutines resumed with throw() work as before.  The
+ * trampoline is read from the code object's extra slot in-line
+ * (pt_py_code_extra): CPython's own trampoline pays a call for that. */
 static PyObject *trampoline_eval(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
 {
-    PyCodeObject *co = frame->f_code;
-    void *cached = NULL;
-    eval_frame_fn eval = _PyEval_EvalFrameDefault;
-    if (_PyCode_GetExtra((PyObject *)co, extra_index, &cached) != 0)
-        PyErr_Clear();
-    if (hook_only)
-        ; /* measure PEP 523 alone */
-    else if (cached)
-        eval = (eval_frame_fn)cached;
-    else {
-        perftramp_fn t = new_trampoline(co);
-        if (t)
-            eval = (eval_frame_fn)t;
-    }
+    PyCodeObject *co = pt_py_frame_code(frame);
+    pt_py_eval_fn eval = co ? (pt_py_eval_fn)pt_py_code_extra(co, extra_index) : NULL;
+    if (!eval)
+        eval = first_call(co);
     active_frames++;
     PyObject *result = eval(ts, frame, throwflag);
     active_frames--;
     return result;
 }
+
+/* Benchmarks only (_hook_only): the hook without trampolines, what any
+ * PEP 523 hook costs by itself. */
+static PyObject *hook_only_eval(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
+{
+    return pt_py_default_eval(ts, frame, throwflag);
+}
+
+static pt_py_eval_fn our_eval = trampoline_eval; /* the hook enable() installs */
 
 static int parse_outputs(const char *text, unsigned *bits)
 {
@@ -135,6 +143,27 @@ static int parse_outputs(const char *text, unsigned *bits)
     return 0;
 }
 
+/* enable() found `current` installed where it would put its hook: refuse,
+ * changing nothing, unless it is CPython's default evaluator. */
+static int refuse_other_hook(pt_py_eval_fn current)
+{
+    if (current == pt_py_default_eval)
+        return 0;
+    int builtin = pt_py_builtin_trampoline_active();
+    if (builtin < 0)
+        return -1;
+    if (builtin)
+        PyErr_SetString(PyExc_RuntimeError,
+                        "perftramp.enable(): CPython's own perf trampoline is active (python -X perf, "
+                        "-X perf_jit, PYTHONPERFSUPPORT or sys.activate_stack_trampoline()); only one "
+                        "eval-frame hook can be installed: call sys.deactivate_stack_trampoline() first");
+    else
+        PyErr_SetString(PyExc_RuntimeError,
+                        "perftramp.enable(): another PEP 523 eval-frame hook is installed (a debugger, "
+                        "profiler or JIT?); perftramp does not replace it");
+    return -1;
+}
+
 static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = { "outputs", "jitdump_dir", NULL };
@@ -151,6 +180,10 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_RuntimeError, "perftramp.enable() works in the main interpreter only");
         return NULL;
     }
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    pt_py_eval_fn current = pt_py_get_eval(interp);
+    if (current != our_eval && refuse_other_hook(current) != 0)
+        return NULL;
     if (pt && bits != pt_outputs) {
         PyErr_Format(PyExc_ValueError,
                      "perftramp is already open with outputs \"%s\" in this process; "
@@ -170,11 +203,10 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
         if (pt_outputs_text)
             strcpy(pt_outputs_text, outputs);
     }
-    if (!enabled) {
-        PyInterpreterState *interp = PyInterpreterState_Get();
-        previous_eval = _PyInterpreterState_GetEvalFrameFunc(interp);
-        _PyInterpreterState_SetEvalFrameFunc(interp, trampoline_eval);
-        enabled = 1;
+    if (current != our_eval) {
+        previous_eval = current;
+        pt_py_set_eval(interp, our_eval);
+        installed = 1;
     }
     Py_RETURN_NONE;
 }
@@ -183,22 +215,40 @@ static PyObject *py_disable(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    if (enabled) {
-        _PyInterpreterState_SetEvalFrameFunc(PyInterpreterState_Get(), previous_eval);
-        enabled = 0;
+    if (!installed)
+        Py_RETURN_NONE;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    pt_py_eval_fn current = pt_py_get_eval(interp);
+    if (current == previous_eval) { /* someone already put it back */
+        installed = 0;
+        Py_RETURN_NONE;
     }
+    if (current != our_eval) {
+        /* Someone installed a hook over ours: putting ours' predecessor back
+         * would silently remove theirs. */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "perftramp.disable(): another eval-frame hook replaced perftramp's after "
+                        "enable(); it is left in place (remove it first)");
+        return NULL;
+    }
+    pt_py_set_eval(interp, previous_eval);
+    installed = 0;
     Py_RETURN_NONE;
 }
 
 /* For bench/python_overhead.py: how much of the cost is PEP 523 itself
- * (3.11 stops inlining Python-to-Python calls once a hook is installed). */
+ * (CPython stops inlining Python-to-Python calls once a hook is installed). */
 static PyObject *py_hook_only(PyObject *self, PyObject *flag)
 {
     (void)self;
     int v = PyObject_IsTrue(flag);
     if (v < 0)
         return NULL;
-    hook_only = v;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    int was_installed = pt_py_get_eval(interp) == our_eval;
+    our_eval = v ? hook_only_eval : trampoline_eval;
+    if (was_installed)
+        pt_py_set_eval(interp, our_eval);
     Py_RETURN_NONE;
 }
 
@@ -206,7 +256,7 @@ static PyObject *py_is_enabled(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyBool_FromLong(enabled);
+    return PyBool_FromLong(pt_py_get_eval(PyInterpreterState_Get()) == our_eval);
 }
 
 /* At the very end of Py_FinalizeEx no Python code runs any more: write the
@@ -225,11 +275,14 @@ static PyMethodDef methods[] = {
       "enable(outputs=\"jitdump,perfmap\", jitdump_dir=None)\n--\n\n"
       "Run every Python frame through a trampoline named py::<qualname>:<filename>.\n"
       "outputs: comma list of perfmap, jitdump, unwind, gdb, all.  The first call\n"
-      "opens perftramp; the outputs cannot change later in the process." },
+      "opens perftramp; the outputs cannot change later in the process.\n"
+      "Raises RuntimeError, changing nothing, while CPython's own perf trampoline\n"
+      "(-X perf, 3.12+) or another PEP 523 eval-frame hook is installed." },
     { "disable", py_disable, METH_NOARGS,
       "disable()\n--\n\nStop routing new frames through trampolines.  Frames already\n"
-      "running keep theirs; enable() turns it back on with the same outputs." },
-    { "is_enabled", py_is_enabled, METH_NOARGS, "is_enabled()\n--\n\nTrue between enable() and disable()." },
+      "running keep theirs; enable() turns it back on with the same outputs.\n"
+      "Puts back exactly the hook enable() found (CPython's default evaluator)." },
+    { "is_enabled", py_is_enabled, METH_NOARGS, "is_enabled()\n--\n\nTrue while perftramp's eval-frame hook is installed." },
     { "_hook_only", py_hook_only, METH_O,
       "_hook_only(flag)\n--\n\nBenchmarks only: while true, the hook runs frames without trampolines." },
     { NULL, NULL, 0, NULL },
@@ -239,7 +292,7 @@ static int module_exec(PyObject *m)
 {
     (void)m;
     if (extra_index < 0) {
-        extra_index = _PyEval_RequestCodeExtraIndex(free_code_extra);
+        extra_index = pt_py_request_extra_index(free_code_extra);
         if (extra_index < 0) {
             PyErr_SetString(PyExc_RuntimeError, "no free code-object extra slot");
             return -1;
@@ -251,12 +304,13 @@ static int module_exec(PyObject *m)
 
 static PyModuleDef_Slot slots[] = {
     { Py_mod_exec, module_exec },
+    PT_PY_VERSION_SLOTS
     { 0, NULL },
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_perftramp",
-    "perf support for CPython 3.11: one perftramp trampoline per code object (PEP 523)",
+    "perf support for CPython 3.11-3.13: one perftramp trampoline per code object (PEP 523)",
     0, methods, slots, NULL, NULL, NULL,
 };
 

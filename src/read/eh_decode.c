@@ -14,6 +14,21 @@ struct cur {
     bool bad;
 };
 
+/* A position for messages: the file offset when the caller gave one. */
+#define POS(ctx, off) ((unsigned long long)((ctx)->file_offset + (off)))
+/* CIEs remembered per walk (more are accepted unchecked) */
+#define MAX_CIES_SEEN 64
+
+static bool cie_seen(const size_t *seen, size_t n, size_t off)
+{
+    if (n == MAX_CIES_SEEN)
+        return true; /* too many to tell: parse_cie still checks the target */
+    for (size_t i = 0; i < n; i++)
+        if (seen[i] == off)
+            return true;
+    return false;
+}
+
 static int err(struct pt_eh_ctx *ctx, size_t off, const char *fmt, ...)
 {
     va_list ap;
@@ -146,7 +161,7 @@ static int parse_cie(struct pt_eh_ctx *ctx, size_t off, struct pt_cie *cie)
     memset(cie, 0, sizeof *cie);
     cie->offset = off;
     if (off + 4 > ctx->len)
-        return err(ctx, off, "CIE pointer %zu outside the section", off);
+        return err(ctx, off, "CIE pointer 0x%llx outside the section", POS(ctx, off));
     struct cur c = {ctx->data + off, ctx->data + ctx->len, ctx->data, ctx->big_endian, false};
     uint64_t len = rd(&c, 4);
     if (len == 0xffffffffu)
@@ -155,7 +170,7 @@ static int parse_cie(struct pt_eh_ctx *ctx, size_t off, struct pt_cie *cie)
         return err(ctx, off, "CIE length %llu runs past the section", (unsigned long long)len);
     c.end = c.p + len;
     if (rd(&c, 4) != 0)
-        return err(ctx, off, "entry at %zu is not a CIE", off);
+        return err(ctx, off, "entry at 0x%llx is not a CIE (its CIE id is not 0)", POS(ctx, off));
     cie->version = (uint8_t)rd(&c, 1);
     if (cie->version != 1 && cie->version != 3)
         return err(ctx, off, "CIE version %u (expected 1 or 3)", cie->version);
@@ -221,6 +236,7 @@ static int parse_cie(struct pt_eh_ctx *ctx, size_t off, struct pt_cie *cie)
 int pt_eh_walk(struct pt_eh_ctx *ctx, pt_fde_cb fde_cb, void *arg, size_t *n_cies, size_t *n_fdes)
 {
     size_t off = 0, cies = 0, fdes = 0;
+    size_t seen[MAX_CIES_SEEN], n_seen = 0;
     ctx->error[0] = '\0';
     if (ctx->addr_size != 4 && ctx->addr_size != 8)
         return err(ctx, 0, "address size %u", ctx->addr_size);
@@ -228,13 +244,13 @@ int pt_eh_walk(struct pt_eh_ctx *ctx, pt_fde_cb fde_cb, void *arg, size_t *n_cie
         struct cur c = {ctx->data + off, ctx->data + ctx->len, ctx->data, ctx->big_endian, false};
         uint64_t len = rd(&c, 4);
         if (c.bad)
-            return err(ctx, off, "entry length truncated at %zu", off);
+            return err(ctx, off, "entry length truncated at 0x%llx", POS(ctx, off));
         if (len == 0)
             break; /* terminator */
         if (len == 0xffffffffu)
             return err(ctx, off, "64-bit DWARF entry not supported");
         if (len < 4 || len > (uint64_t)(c.end - c.p))
-            return err(ctx, off, "entry at %zu: length %llu runs past the section (%zu bytes)", off,
+            return err(ctx, off, "entry at 0x%llx: length %llu runs past the section (%zu bytes)", POS(ctx, off),
                        (unsigned long long)len, ctx->len);
         const uint8_t *entry_end = c.p + len;
         size_t id_off = off + 4;
@@ -244,22 +260,35 @@ int pt_eh_walk(struct pt_eh_ctx *ctx, pt_fde_cb fde_cb, void *arg, size_t *n_cie
             if (parse_cie(ctx, off, &cie) < 0)
                 return -1;
             cies++;
+            if (n_seen < MAX_CIES_SEEN)
+                seen[n_seen++] = off;
         } else {
             if (id > id_off)
-                return err(ctx, off, "FDE at %zu: CIE pointer %u points before the section", off, id);
+                return err(ctx, off,
+                           off == 0 ? "entry at 0x%llx has CIE id 0x%x: the first entry must be a CIE, whose id is 0"
+                                    : "FDE at 0x%llx: CIE pointer 0x%x points before the section",
+                           POS(ctx, off), id);
+            /* the pointer must land on a CIE this walk has seen: a flipped
+             * CIE id turns a CIE into an "FDE" pointing into garbage */
+            if (!cie_seen(seen, n_seen, id_off - id))
+                return err(ctx, off,
+                           off == 0 || n_seen == 0
+                               ? "entry at 0x%llx has CIE id 0x%x: no CIE precedes it, so it is not an FDE; a CIE's id is 0"
+                               : "FDE at 0x%llx: CIE pointer 0x%x does not lead to the start of a CIE",
+                           POS(ctx, off), id);
             struct pt_cie cie;
             if (parse_cie(ctx, id_off - id, &cie) < 0)
                 return -1;
             struct pt_fde fde = {.offset = off, .cie_offset = id_off - id};
             c.end = entry_end;
             if (!read_ptr(ctx, &c, cie.fde_encoding, 0, &fde.pc_begin))
-                return err(ctx, off, "FDE at %zu: pc_begin unreadable", off);
+                return err(ctx, off, "FDE at 0x%llx: pc_begin unreadable", POS(ctx, off));
             if (!read_ptr(ctx, &c, cie.fde_encoding & 0x0f, 0, &fde.pc_range))
-                return err(ctx, off, "FDE at %zu: pc_range unreadable", off);
+                return err(ctx, off, "FDE at 0x%llx: pc_range unreadable", POS(ctx, off));
             if (cie.augmentation[0] == 'z') {
                 uint64_t alen = uleb(&c);
                 if (c.bad || alen > (uint64_t)(c.end - c.p))
-                    return err(ctx, off, "FDE at %zu: augmentation data runs past the entry", off);
+                    return err(ctx, off, "FDE at 0x%llx: augmentation data runs past the entry", POS(ctx, off));
                 c.p += alen;
             }
             fde.insns = c.p;
@@ -523,7 +552,7 @@ int pt_eh_rows(struct pt_eh_ctx *ctx, const struct pt_cie *cie, const struct pt_
     if (run(s, fde->insns, fde->insns_len, false) < 0)
         return -1;
     if (s->cur.loc > fde->pc_range)
-        return err(ctx, fde->offset, "FDE at %zu: program advances past pc_range", fde->offset);
+        return err(ctx, fde->offset, "FDE at 0x%llx: program advances past pc_range", POS(ctx, fde->offset));
     if (emit_row(s) < 0)
         return -1;
     return (int)s->n_rows;

@@ -70,6 +70,7 @@ struct pt_eh_ctx {
     unsigned addr_size;     /* 4 or 8 */
     char error[160];        /* set on failure */
     size_t error_offset;
+    uint64_t file_offset;   /* file offset of data[0], for positions in messages (0: section-relative) */
 };
 
 /* Calls `fde_cb` for each FDE in section order, with its CIE.  Stops at a

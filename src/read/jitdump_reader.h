@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Reads and validates jitdump files from untrusted bytes: everything perf
- * checks when it injects a dump (tools/perf/util/jitdump.c, genelf.c), plus
- * perftramp's layout rules (docs/facts.md "jitdump").  Every read is bounds
- * checked: garbage in, issues out, never a crash.  Both byte orders. */
+/* Reads and validates jitdump files from untrusted bytes, record by record
+ * as perf inject reads them (tools/perf/util/jitdump.c, genelf.c), and
+ * grades every finding by what perf will do with the dump: refuse it, lose
+ * records, mis-name samples, or cope.  Every read is bounds checked:
+ * garbage in, findings out, never a crash.  Both byte orders.
+ *
+ * Two ways in: the streaming validator (pt_jd_validator_*: bytes fed in
+ * any chunking, memory bounded whatever the input size) and, on top of it,
+ * pt_jitdump_validate for a dump already in memory. */
 #ifndef PERFTRAMP_JITDUMP_READER_H
 #define PERFTRAMP_JITDUMP_READER_H
 
@@ -65,8 +70,19 @@ struct pt_jd_record {
     uint64_t nr_entry;
 };
 
-/* Sequential reader.  pt_jd_iter_init decodes the header; returns 0, or -1
- * with a reason in it->error (too short, bad magic). */
+/* Decodes a header from its 40 bytes.  Returns 0, or -1 when the magic is
+ * not jitdump's in either byte order. */
+int pt_jd_header_decode(const uint8_t p[PT_JD_HEADER_SIZE], struct pt_jd_header *h);
+
+/* Decodes one whole record (prefix + body, `len` == its total_size) that
+ * starts at file offset `offset`, in the byte order of `h`. */
+void pt_jd_record_decode(const struct pt_jd_header *h, const uint8_t *p, size_t len, size_t offset,
+                         struct pt_jd_record *r);
+
+/* Sequential reader over a dump in memory, framing records as perf does:
+ * the first record right after the 40-byte header.  pt_jd_iter_init
+ * decodes the header; returns 0, or -1 with a reason in it->error (too
+ * short, bad magic). */
 struct pt_jd_iter {
     const uint8_t *data;
     size_t len;
@@ -80,27 +96,90 @@ int pt_jd_iter_init(struct pt_jd_iter *it, const uint8_t *data, size_t len);
  * the end: a torn record); the iterator then stays at that offset. */
 int pt_jd_next(struct pt_jd_iter *it, struct pt_jd_record *rec);
 
-/* Validation. */
+/* ---- findings ---------------------------------------------------------- */
+
 enum pt_jd_severity {
-    PT_JD_WARNING = 1, /* perf copes; the profile may be degraded */
-    PT_JD_ERROR = 2,   /* perf rejects the dump or mis-resolves/mis-unwinds */
+    PT_JD_NOTE = 0,    /* worth knowing; perf is not affected */
+    PT_JD_WARNING = 1, /* perf copes; the profile may be degraded (e.g. no DWARF unwinding) */
+    PT_JD_ERROR = 2,   /* perf refuses the dump, loses records or mis-names samples */
 };
+
+/* What perf does because of a finding, from worst to harmless. */
+enum pt_jd_effect {
+    PT_JD_COPES = 0,
+    PT_JD_MISNAMES,  /* samples get the wrong name, no name, or a broken call chain */
+    PT_JD_LOSES,     /* perf stops reading or drops records */
+    PT_JD_REFUSES,   /* perf inject rejects the whole dump */
+};
+const char *pt_jd_effect_text(enum pt_jd_effect e); /* "perf refuses the dump", ... */
+
+#define PT_JD_NO_RECORD UINT64_MAX /* a finding about the header or the file */
+
+struct pt_jd_finding {
+    enum pt_jd_severity sev;
+    enum pt_jd_effect effect;
+    const char *kind;    /* stable short id ("overlap.tail"): repeats of a kind are summarised */
+    uint64_t offset;     /* absolute file offset the finding is about */
+    uint64_t record;     /* index of the record (0 = first after the header), or PT_JD_NO_RECORD */
+    const char *record_name; /* "LOAD", ... or NULL */
+    const char *msg;     /* what is wrong, offsets in hex */
+    const char *advice;  /* what the producer should change; "" when nothing */
+};
+typedef void (*pt_jd_finding_fn)(void *arg, const struct pt_jd_finding *f);
+
+/* The older, simpler callback (severity, offset, one message). */
 typedef void (*pt_jd_issue_fn)(void *arg, enum pt_jd_severity sev, size_t offset, const char *msg);
+
+/* ---- the perf the verdict is for --------------------------------------- */
+
+/* Some rules depend on perf's version and build (docs/perftramp.1 has the
+ * table): where genelf puts .text, and how it derives build-ids. */
+struct pt_jd_perf {
+    unsigned major, minor; /* 0.0: unknown, judged by the newest rules */
+    int libcrypto;         /* 1 built with libcrypto, 0 without, -1 unknown */
+};
+/* genelf's .text offset: 0x40 before 6.1, 0x80 from 6.1 on. */
+uint64_t pt_jd_perf_text_offset(const struct pt_jd_perf *p);
+enum pt_jd_buildid_mode {
+    PT_JD_BUILDID_RANDOM,     /* < 6.17 without libcrypto: never equal */
+    PT_JD_BUILDID_ADDR_CODE,  /* < 6.17 with libcrypto: MD5(load address, code) */
+    PT_JD_BUILDID_CODE,       /* 6.17, 6.18: SHA-1(code): equal code merges */
+    PT_JD_BUILDID_CODE_NAME,  /* 6.19 on: code + symbol and string tables */
+};
+enum pt_jd_buildid_mode pt_jd_perf_buildid_mode(const struct pt_jd_perf *p);
+/* Parses "6.1", "6.1.187", "6.17": returns 0, or -1. */
+int pt_jd_perf_parse(const char *s, struct pt_jd_perf *p);
+
+/* ---- validation --------------------------------------------------------- */
+
+struct pt_jd_options {
+    struct pt_jd_perf perf;
+    /* The file's name as written (a path; its basename is checked against
+     * perf's jit-<pid>.dump rule), or NULL for a dump without a name. */
+    const char *file_name;
+};
 
 struct pt_jd_summary {
     struct pt_jd_header header;
     bool header_ok;             /* magic known, header fully present */
-    size_t records;             /* framed records */
+    bool perf_reads;            /* perf inject would read this file at all (name, header) */
+    size_t records;             /* framed records perf reads */
     size_t by_id[PT_JD_ID_COUNT];
     size_t unknown;             /* records with an unknown id */
     uint64_t bytes_by_id[PT_JD_ID_COUNT]; /* sum of total_size per id */
-    size_t loads_with_unwind;   /* LOADs preceded by their own UNWINDING_INFO */
-    size_t valid_bytes;         /* header + framed records */
-    size_t trailing_bytes;      /* bytes after the last framed record (torn tail) */
+    size_t loads_with_unwind;   /* LOADs bound to UNWINDING_INFO with .eh_frame bytes */
+    size_t loads_empty_unwind;  /* LOADs bound to UNWINDING_INFO without .eh_frame (V8's builtins) */
+    size_t loads_without_unwind;/* LOADs with no UNWINDING_INFO before them */
+    uint64_t valid_bytes;       /* header + records perf reads */
+    uint64_t trailing_bytes;    /* bytes after them: perf never reads these */
+    uint64_t total_bytes;       /* bytes in the input (read or skipped) */
     uint64_t first_timestamp, last_timestamp; /* of records (0 if none) */
+    bool arch_timestamps;       /* timestamps are arch ticks (TSC), not ns */
     uint64_t min_code_size, max_code_size;    /* over LOADs */
     bool closed;                /* a CLOSE record was seen */
-    size_t errors, warnings;    /* issues reported */
+    size_t errors, warnings, notes; /* findings reported */
+    size_t reused_addresses;    /* LOADs that replaced live code at the same addresses */
+    bool limits_hit;            /* a memory bound stopped some cross-record checks */
     /* rules checked pc by pc (read/jitdump_rows.h) */
     size_t rows_loads;          /* LOADs whose rows were checked */
     uint64_t rows_pcs;          /* code bytes with a CFA and a return-address rule */
@@ -109,24 +188,35 @@ struct pt_jd_summary {
     const char *rows_table;     /* that table's name (static), or NULL */
 };
 
-/* Validates a whole dump.  Each issue goes to fn (may be NULL) with its
- * severity and file offset; `sum` (may be NULL) is filled.  Returns the
- * number of errors (0: perf will accept the dump and resolve and unwind
- * every LOAD), never negative.  Checks: header (magic, version <= 1, size,
- * flags), record framing, LOAD name NUL-terminated and code at the record
- * end, unique code_index, UNWINDING_INFO applies to the next LOAD only,
- * .eh_frame + .eh_frame_hdr decode in the genelf layout with an FDE
- * covering the code start, mapped_size > 0 and mapped ranges not partially
- * overlapping, non-decreasing timestamps; and row by row
- * (read/jitdump_rows.h): a CFA and a return-address rule at every code
- * byte, no code byte outside every FDE, and for a built-in table's
- * trampoline the table's rules at every instruction boundary.  Warnings
- * (perf accepts the dump but the profile suffers): two LOADs with
- * identical code bytes (perf derives equal build-ids and merges their
- * names), a LOAD with empty unwinding info (--call-graph dwarf cannot
- * unwind it), trailing padding no FDE covers, LOAD pids differing from the
- * header.  perftramp's own dumps produce neither errors nor warnings. */
+/* The streaming validator.  Feed the bytes of one file in order, in any
+ * chunking; the validator holds at most one record (up to a bound) and
+ * bounded cross-record state, so memory does not grow with the file.
+ * `known_size` is the file's size when known (a regular file), else
+ * UINT64_MAX.  Returns NULL when out of memory. */
+struct pt_jd_validator;
+struct pt_jd_validator *pt_jd_validator_new(const struct pt_jd_options *opts, uint64_t known_size,
+                                            pt_jd_finding_fn fn, void *arg);
+/* Returns 0 to go on, 1 when nothing after this matters (perf stops
+ * reading here): the caller may stop reading. */
+int pt_jd_validator_feed(struct pt_jd_validator *v, const uint8_t *p, size_t n);
+/* Bytes the validator would only discard next (the body of a record too big
+ * to hold): a caller reading a regular file may seek past them and call
+ * pt_jd_validator_skip instead of feeding them. */
+uint64_t pt_jd_validator_discardable(const struct pt_jd_validator *v);
+void pt_jd_validator_skip(struct pt_jd_validator *v, uint64_t n);
+/* Ends the input (EOF) and runs the checks that need all of it; fills `sum`
+ * and returns the number of errors. */
+size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *sum);
+void pt_jd_validator_free(struct pt_jd_validator *v);
+
+/* Validates a dump in memory with the newest perf rules and no file name.
+ * Each finding goes to fn (may be NULL) as "message [effect]"; `sum` (may
+ * be NULL) is filled.  Returns the number of errors (0: perf reads the
+ * whole dump and names and unwinds every LOAD), never negative. */
 size_t pt_jitdump_validate(const uint8_t *data, size_t len, struct pt_jd_summary *sum, pt_jd_issue_fn fn,
                            void *arg);
+/* The same with options and findings in full. */
+size_t pt_jitdump_validate_ex(const uint8_t *data, size_t len, const struct pt_jd_options *opts,
+                              struct pt_jd_summary *sum, pt_jd_finding_fn fn, void *arg);
 
 #endif

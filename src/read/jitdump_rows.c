@@ -321,7 +321,7 @@ struct check {
     pt_jd_issue_fn fn;
     void *arg;
     size_t errors;
-    char who[96];                    /* "LOAD at 1234 (\"py::main\")" */
+    char who[96];                    /* "LOAD at 0x4d2 (\"py::main\")" */
     uint64_t text, end;              /* the code in the genelf layout */
     const struct pt_arch *names;     /* register names and ABI facts, when a table exists */
     bool ra_needs_rule;              /* the return address is not in a register at entry */
@@ -425,7 +425,7 @@ static int fde_cb(void *arg, const struct pt_cie *cie, const struct pt_fde *fde)
     }
     int n = decode(c, cie, fde);
     if (n < 0) {
-        report(c, PT_JD_ERROR, "%s: FDE at +%zu: %s", c->who, fde->offset, c->ctx->error);
+        report(c, PT_JD_ERROR, "%s: FDE at 0x%llx: %s", c->who, (unsigned long long)(c->ctx->file_offset + fde->offset), c->ctx->error);
         return 0;
     }
     const struct pt_row *rows = c->r->scratch;
@@ -519,7 +519,7 @@ size_t pt_jd_rows_check(struct pt_jd_rows *r, uint32_t elf_mach, bool big_endian
     if (unwind->unwinding_size <= unwind->eh_frame_hdr_size || !load->code || load->code_size == 0)
         return 0;
     if (!r->scratch && !(r->scratch = malloc(MAX_ROWS * sizeof *r->scratch))) {
-        report(&c, PT_JD_ERROR, "out of memory: rows of the LOAD at %zu not checked", load->offset);
+        report(&c, PT_JD_ERROR, "out of memory: rows of the LOAD at 0x%zx not checked", load->offset);
         return c.errors;
     }
     char name[41];
@@ -529,7 +529,7 @@ size_t pt_jd_rows_check(struct pt_jd_rows *r, uint32_t elf_mach, bool big_endian
         name[i] = ch < 0x20 || ch == 0x7f || ch == '"' ? '?' : (char)ch;
     }
     name[nl] = 0;
-    snprintf(c.who, sizeof c.who, "LOAD at %zu (\"%s%s\")", load->offset, name, load->name_len > nl ? "..." : "");
+    snprintf(c.who, sizeof c.who, "LOAD at 0x%zx (\"%s%s\")", load->offset, name, load->name_len > nl ? "..." : "");
 
     c.names = table_for(elf_mach, NULL);
     /* Where a table exists, its CIE tells whether a call leaves the return
@@ -549,7 +549,8 @@ size_t pt_jd_rows_check(struct pt_jd_rows *r, uint32_t elf_mach, bool big_endian
     size_t eh_size = (size_t)(unwind->unwinding_size - unwind->eh_frame_hdr_size);
     struct pt_eh_ctx ctx = {.data = unwind->unwinding, .len = eh_size,
                             .address = (TEXT_ADDR + load->code_size + 7) & ~(uint64_t)7,
-                            .big_endian = big_endian, .addr_size = 8};
+                            .big_endian = big_endian, .addr_size = 8,
+                            .file_offset = unwind->offset + PT_JD_UNWIND_FIXED};
     c.ctx = &ctx;
     r->n_cover = 0;
     if (pt_eh_walk(&ctx, fde_cb, &c, NULL, NULL) < 0) {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""perf support for CPython 3.11, through perftramp (PEP 523).
+"""perf support for CPython 3.11, 3.12 and 3.13, through perftramp (PEP 523).
 
     import perftramp
     perftramp.enable(outputs="jitdump,perfmap")   # py::<qualname>:<filename> frames
@@ -8,6 +8,10 @@
     perftramp.is_enabled()
 
 or run a whole script:  python3 -m perftramp script.py [args]
+
+enable() raises RuntimeError, changing nothing, while CPython's own perf
+trampoline (-X perf, -X perf_jit, sys.activate_stack_trampoline) or another
+PEP 523 eval-frame hook is installed.
 """
 from ._perftramp import disable, enable, is_enabled
 

@@ -2,13 +2,17 @@
 """python3 -m perftramp [--outputs LIST] [--jitdump-dir DIR] script.py [args]
 python3 -m perftramp [--outputs LIST] -m module [args]
 
-Runs a script with perftramp enabled, like `python -X perf` in 3.12+.
+Runs a script with perftramp enabled (CPython 3.11, 3.12, 3.13), as
+`python -X perf` (3.12+) and `python -X perf_jit` (3.13+) do with CPython's
+own trampoline; refuses while that one is active.
 LIST is a comma list of perfmap, jitdump, unwind, gdb, all; the default
 is $PERFTRAMP when set, else jitdump,perfmap.
 """
+import importlib.machinery
 import os
 import runpy
 import sys
+import types
 
 from . import enable
 
@@ -34,7 +38,11 @@ def main():
             sys.exit("perftramp: unknown option %s\n%s" % (opt, __doc__))
     if not args:
         sys.exit(__doc__)
-    enable(outputs=outputs, jitdump_dir=jitdump_dir)
+    try:
+        enable(outputs=outputs, jitdump_dir=jitdump_dir)
+    except (RuntimeError, ValueError, OSError) as e:
+        # e.g. python -X perf -m perftramp: CPython's own trampoline is active
+        sys.exit("perftramp: %s" % e)
     if args[0] == "-m":
         if len(args) < 2:
             sys.exit("perftramp: -m needs a module name")
@@ -42,9 +50,35 @@ def main():
         runpy.run_module(args[1], run_name="__main__", alter_sys=True)
     else:
         sys.argv = args
-        sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
-        runpy.run_path(args[0], run_name="__main__")
+        run_script(args[0])
 
+
+def run_script(path):
+    """Runs PATH as `python PATH` does: as module __main__, sys.argv[0] as
+    given, sys.path[0] its directory, its code named by its absolute path
+    (3.9+), so the py::<qualname>:<filename> names match CPython's.  A
+    plain file is compiled and run here: runpy.run_path would import
+    pkgutil (and with it typing, functools, collections, ...), which the
+    script did not ask for, each of their functions a trampoline more.
+    Directories and zip files with a __main__.py go to runpy."""
+    script = os.path.abspath(path)
+    source = None
+    if os.path.isfile(script):
+        with open(script, "rb") as f:
+            source = f.read()
+    # a zip archive ends with its end-of-central-directory record (PK\5\6)
+    if source is None or b"PK\x05\x06" in source[-65557:]:
+        sys.path[0] = script
+        runpy.run_path(script, run_name="__main__")
+        return
+    sys.path[0] = os.path.dirname(script)
+    code = compile(source, script, "exec")  # bytes: the coding cookie is honoured
+    module = types.ModuleType("__main__")
+    module.__file__ = script
+    module.__cached__ = None
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
 
 if __name__ == "__main__":
     main()
