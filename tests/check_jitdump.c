@@ -169,6 +169,29 @@ START_TEST(dump_is_valid_and_complete_after_each_wrap)
 }
 END_TEST
 
+/* perf's LOAD name is a C string it prints as is: a control byte (a
+ * newline above all) must arrive escaped, as the perf map writes it. */
+START_TEST(load_names_escape_control_bytes)
+{
+    perftramp *pt = open_jd(0);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "py::a\nb\001c\177"));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    size_t len;
+    uint8_t *d = dump(path, &len);
+    struct pt_jd_iter it;
+    ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
+    struct pt_jd_record r;
+    int loads = 0;
+    while (pt_jd_next(&it, &r) == 1)
+        if (r.id == PT_JD_LOAD) {
+            ck_assert_str_eq(r.name, "py::a\\x0ab\\x01c\\x7f");
+            loads++;
+        }
+    ck_assert_int_eq(loads, 1);
+    free(d);
+}
+END_TEST
+
 START_TEST(code_index_never_reused_and_ranges_disjoint)
 {
     perftramp *pt = open_jd(0);
@@ -987,6 +1010,7 @@ static Suite *jitdump_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, dump_is_valid_and_complete_after_each_wrap);
+    tcase_add_test(t, load_names_escape_control_bytes);
     tcase_add_test(t, code_index_never_reused_and_ranges_disjoint);
     tcase_add_test(t, efbig_disables_output_without_torn_record);
     tcase_add_test(t, planted_files_are_refused);
