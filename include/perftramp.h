@@ -13,6 +13,34 @@
  * perftramp_wrap()/perftramp_release() from many threads at once on the
  * same context.  perftramp_close() must not race with other calls on the
  * same context.
+ *
+ * Handing a trampoline to another thread.  perftramp_wrap() returns after
+ * the code is written and the cache maintenance is done: aarch64 dc cvau,
+ * dsb ish, ic ivau, dsb ish, isb; ppc64le dcbst, sync, icbi, sync, isync;
+ * riscv64 the riscv_flush_icache system call for every hart; s390x
+ * bcr 15,0.  The calling thread may call the trampoline at once.  Give the
+ * pointer to another thread with a release store read by an acquire load
+ * (or under a mutex), so that thread sees the pointer only after the
+ * bytes.  What that thread's core needs before its first call:
+ *   riscv64: nothing more.  fence.i acts on one hart only, but the system
+ *     call (without its local-only flag) makes every hart that runs this
+ *     process execute it before it runs the process's code again.
+ *   aarch64, ppc64le: a context-synchronizing instruction after the
+ *     acquire load, isb (Arm ARM, "Concurrent modification and execution
+ *     of instructions") or isync (Power ISA Book II, "Instruction
+ *     storage"): the invalidation reached every core, but a core may still
+ *     hold instructions it fetched earlier from that address (a released
+ *     slot it ran, a speculative fetch).  A system call on that thread
+ *     after the wrap returned also synchronizes (an exception return does);
+ *     an uncontended mutex does not enter the kernel.
+ *       __asm__ volatile("isb" ::: "memory");     (aarch64)
+ *       __asm__ volatile("isync" ::: "memory");   (ppc64le)
+ *   s390x: a serialization after the acquire load, bcr 15,0; a mutex taken
+ *     with compare-and-swap also serializes (Principles of Operation: a CPU
+ *     can see the flag set and still run the location's old contents).
+ *   x86-64: the Intel SDM ("Handling Self- and Cross-Modifying Code") asks
+ *     the running processor for a serializing instruction (cpuid) before
+ *     code another processor wrote; JITs commonly omit it for fresh code.
  */
 #ifndef PERFTRAMP_H
 #define PERFTRAMP_H

@@ -5,6 +5,7 @@
 #include "api/atfork.h"
 #include "api/context.h"
 #include "emit/eh_frame.h"
+#include "mem/icache.h"
 #include "outputs/outputs.h"
 #include "outputs/perf_name.h"
 
@@ -223,7 +224,7 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
     uintptr_t x = pt_slot_x(&pt->slots, a, i);
     pt_layout_write(&pt->layout, w, (uint64_t)(uintptr_t)target, pt_tag_next(pt));
-    __builtin___clear_cache((char *)x, (char *)x + pt->layout.size);
+    pt_icache_flush(pt->arch, x, pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;
     char anon[PT_ANON_NAME_SIZE];

@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* Code memory: arenas of executable memory from libffi, cut into
- * fixed-stride slots.  Freed slots go on an intrusive free list (the link
- * lives in the freed slot's tag word, behind a trap instruction). */
+/* Code memory: arenas of executable memory (codemem.h: libffi closures or
+ * perftramp's own double mapping), cut into fixed-stride slots.  Freed
+ * slots go on an intrusive free list (the link lives in the freed slot's
+ * tag word, behind a trap instruction). */
 #include "mem/arena.h"
 
 #include "emit/eh_frame.h"
+#include "mem/icache.h"
 
 #include <errno.h>
-#include <ffi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PT_ARENA_FIRST_BYTES (64u * 1024)
 #define PT_ARENA_MAX_BYTES (16u * 1024 * 1024)
 
-/* Builds CIE + one FDE per slot + terminator at the arena's end, with
- * pointers relative to the executable address it will be read at. */
+/* Bytes of 0xff after the zero terminator.  LLVM libunwind 14's
+ * __unw_add_dynamic_eh_frame_section does not stop at the terminator: it
+ * takes it for an empty CIE and steps on by the last CIE's length until an
+ * entry fails to parse, reading past the arena when the bytes there are
+ * zero (it crashed at the end of a page-aligned arena).  At any 4-aligned
+ * landing within the CIE's length, 0xff words parse as neither an FDE of
+ * this section nor a CIE, and its walk stops.  libgcc, newer LLVM and
+ * nongnu libunwind stop at the terminator and never see them. */
+static size_t eh_guard_bytes(size_t cie_size)
+{
+    return cie_size + 16;
+}
+
+/* Builds CIE + one FDE per slot + terminator (+ guard) at the arena's end,
+ * with pointers relative to the executable address it will be read at. */
 static int build_eh_frame(struct pt_slots *s, struct pt_arena *a)
 {
     struct pt_buf prog, eh;
@@ -45,16 +59,19 @@ static int build_eh_frame(struct pt_slots *s, struct pt_arena *a)
         eh.len += (a->n_slots - 1) * fde_len;
     }
     pt_eh_terminator(&eh);
+    size_t eh_len = eh.len;
+    for (size_t i = 0, n = eh_guard_bytes(first); i < n; i++)
+        pt_buf_u8(&eh, 0xff);
     pt_buf_free(&prog);
     if (eh.failed) {
         errno = ENOMEM;
         return -1;
     }
-    a->eh_len = eh.len;
+    a->eh_len = eh_len;
     return 0;
 }
 
-/* The size of the CIE, one FDE and the terminator for this table. */
+/* The size of the CIE, one FDE and the terminator (+ guard) for this table. */
 static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
 {
     struct pt_buf prog, eh;
@@ -73,7 +90,7 @@ static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
         return -1;
     }
     s->fde_size = total - 4 - fde;
-    *cie_and_term = fde + 4;
+    *cie_and_term = fde + 4 + eh_guard_bytes(fde);
     return 0;
 }
 
@@ -86,8 +103,7 @@ static void arena_free(struct pt_arena *a)
             free(a->names[i]);
     free(a->names);
     free(a->live_bits);
-    if (a->closure)
-        ffi_closure_free(a->closure);
+    pt_code_free(&a->mem);
     free(a);
 }
 
@@ -110,26 +126,15 @@ static struct pt_arena *arena_new(struct pt_slots *s)
         goto fail;
     if (s->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
         goto fail;
-    void *code = NULL;
-    a->closure = ffi_closure_alloc(a->bytes, &code);
-    if (!a->closure || !code)
-        goto fail;
-    a->w = a->closure;
-    a->x = (uintptr_t)code;
-    /* A libffi with static trampolines hands out non-executable data and a
-     * code pointer to a shared trampoline.  Our bytes must be readable at
-     * the executable address; otherwise this libffi cannot host us. */
-    static const uint8_t probe[8] = {0x70, 0x74, 0x72, 0x61, 0x6d, 0x70, 0x21, 0x00};
-    memcpy(a->w, probe, sizeof probe);
-    if (memcmp((const void *)a->x, probe, sizeof probe) != 0) {
-        ffi_closure_free(a->closure);
-        a->closure = NULL;
-        free(a->live_bits);
-        free(a->names);
-        free(a);
-        errno = ENOTSUP;
+    /* the base aligned as every slot start must be (stride is a multiple of code_align) */
+    if (pt_code_alloc(&a->mem, a->bytes, s->arch->code_align) < 0) {
+        int e = errno;
+        arena_free(a);
+        errno = e;
         return NULL;
     }
+    a->w = a->mem.w;
+    a->x = a->mem.x;
     if (s->with_eh_frame && build_eh_frame(s, a) < 0)
         goto fail;
     return a;
@@ -226,7 +231,7 @@ void pt_slot_free(struct pt_slots *s, struct pt_arena *a, size_t i)
 {
     uint8_t *w = pt_slot_w(s, a, i);
     memcpy(w, s->arch->trap, s->arch->trap_len);
-    __builtin___clear_cache((char *)pt_slot_x(s, a, i), (char *)pt_slot_x(s, a, i) + s->arch->trap_len);
+    pt_icache_flush(s->arch, pt_slot_x(s, a, i), s->arch->trap_len);
     memcpy(link_word(s, a, i), &s->free_head, sizeof s->free_head);
     s->free_head = pt_slot_x(s, a, i);
 }
@@ -264,6 +269,9 @@ int pt_for_each_live(const struct pt_slots *s, pt_live_fn fn, void *arg)
 int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
                   bool with_eh_frame, bool keep_names)
 {
+    /* before the context's own fork handler, so that one runs first at a
+     * fork and holds the context lock while code memory is copied */
+    pt_code_init();
     *s = (struct pt_slots){.arch = arch, .layout = layout, .stride = stride, .with_eh_frame = with_eh_frame,
                            .keep_names = keep_names, .next_arena_bytes = PT_ARENA_FIRST_BYTES};
     return with_eh_frame ? measure_eh(s, &s->eh_fixed) : 0;

@@ -7,6 +7,7 @@
 #define PERFTRAMP_MEM_ARENA_H
 
 #include "emit/layout.h"
+#include "mem/codemem.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,9 +17,9 @@
  * for every slot lives at its end (when the context wants it), close to
  * the code so pcrel|sdata4 pointers reach it. */
 struct pt_arena {
-    void *closure;        /* ffi_closure_alloc's return: writable base */
-    uint8_t *w;           /* writable address of byte 0 */
-    uintptr_t x;          /* executable address of byte 0 */
+    struct pt_code_block mem; /* the code memory (codemem.h) */
+    uint8_t *w;           /* writable address of byte 0 (mem.w) */
+    uintptr_t x;          /* executable address of byte 0 (mem.x), aligned to the table's code_align */
     size_t bytes;         /* total size */
     size_t n_slots;       /* capacity */
     size_t high_water;    /* slots ever handed out: [0, high_water) */
@@ -57,7 +58,8 @@ void pt_slots_destroy(struct pt_slots *s);
 /* A free slot; *new_arena tells the caller that a new arena was created
  * for it (its .eh_frame is ready to register).  -1 with errno. */
 int pt_slot_alloc(struct pt_slots *s, struct pt_arena **arena, size_t *index, bool *new_arena);
-/* Puts a trap over the slot's code and links it into the free list. */
+/* Puts a trap over the slot's code (flushed from the instruction cache)
+ * and links it into the free list. */
 void pt_slot_free(struct pt_slots *s, struct pt_arena *a, size_t index);
 /* The arena and slot index of an executable address (exact slot starts
  * only), or NULL. */
