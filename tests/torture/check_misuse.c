@@ -170,13 +170,14 @@ START_TEST(output_error_bits)
     CK_EINVAL(perftramp_output_error(pt, 0));
     CK_EINVAL(perftramp_output_error(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP));
     CK_EINVAL(perftramp_output_error(pt, PERFTRAMP_ALL));
-    CK_EINVAL(perftramp_output_error(pt, 0x10));
+    CK_EINVAL(perftramp_output_error(pt, 0x20));
     CK_EINVAL(perftramp_output_error(pt, 0x80000000u));
     /* never enabled: no error */
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_PERF_MAP), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_JITDUMP), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_GDB), 0);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
