@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(open_bad_options)
 {
-    struct perftramp_options o = {.outputs = 0x10};
+    struct perftramp_options o = {.outputs = 0x20};
     errno = 0;
     ck_assert_ptr_null(perftramp_open(&o));
     ck_assert_int_eq(errno, EINVAL);
