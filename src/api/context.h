@@ -7,6 +7,7 @@
 
 #include "emit/layout.h"
 #include "mem/arena.h"
+#include "mem/elf_arena.h"
 #include "perftramp.h"
 
 #include <pthread.h>
@@ -15,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PT_N_OUTPUTS 4
+#define PT_N_OUTPUTS 5
 
 struct perftramp {
     pthread_mutex_t lock;          /* slots, outputs */
@@ -38,6 +39,11 @@ struct perftramp {
     struct pt_jitdump *jitdump;    /* owned by outputs/jitdump.c */
     struct pt_unwind *unwind;      /* owned by outputs/unwind_register.c */
     struct pt_gdb *gdb;            /* owned by outputs/gdb_jit.c */
+    /* PERFTRAMP_ELF: the directory the ELF arenas go to (open when
+     * elf_open), as asked for (NULL: $PERFTRAMP_ELF_DIR, else the default) */
+    struct pt_elf_dir elf;
+    bool elf_open;
+    char *elf_dir_opt;
 };
 
 /* Output bit -> index in output_error. */

@@ -23,7 +23,9 @@
 /* The public struct has no tail padding, so a field added later always
  * grows sizeof (api/sized.h).  A new field adds its own assertion that it
  * starts where the previous one ended, and this one moves to it. */
-_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved),
+_Static_assert(offsetof(struct perftramp_options, elf_dir) == PT_SIZED_END(struct perftramp_options, reserved),
+               "elf_dir starts where reserved ended");
+_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, elf_dir),
                "struct perftramp_options must end with its last field");
 
 /* The struct as 0.1, the first release, defined it: no header ever had a
@@ -36,6 +38,7 @@ static const struct {
 } pt_output_words[] = {
     {"perfmap", PERFTRAMP_PERF_MAP}, {"jitdump", PERFTRAMP_JITDUMP}, {"unwind", PERFTRAMP_UNWIND},
     {"gdb", PERFTRAMP_GDB},          {"all", PERFTRAMP_ALL},
+    {"elf", PERFTRAMP_ELF}, /* not in all: it leaves files after exit */
 };
 
 /* The boolean words, and what they turn on. */
@@ -97,7 +100,7 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~PERFTRAMP_ALL) || (o->pub.flags & ~PERFTRAMP_ATFORK) || o->pub.reserved) {
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~PERFTRAMP_ATFORK) || o->pub.reserved) {
         errno = EINVAL;
         return -1;
     }

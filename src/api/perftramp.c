@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const unsigned pt_output_bits[PT_N_OUTPUTS] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND,
-                                           PERFTRAMP_GDB};
+                                           PERFTRAMP_GDB, PERFTRAMP_ELF};
 
 int pt_output_index(unsigned bit)
 {
@@ -90,9 +90,35 @@ static void close_outputs(struct perftramp *pt, unsigned opened, int *first_erro
 static void destroy(struct perftramp *pt)
 {
     pt_slots_destroy(&pt->slots);
+    if (pt->elf_open)
+        pt_elf_dir_close(&pt->elf);
+    free(pt->elf_dir_opt);
     free(pt->jitdump_dir);
     pthread_mutex_destroy(&pt->lock);
     free(pt);
+}
+
+/* PERFTRAMP_ELF: the directory, checked, and cleaned of the files of
+ * processes that are gone.  A directory that cannot be used (someone
+ * else's, a symlink, noexec, missing) disables the output: the arenas come
+ * from the usual code memory.  The first arena file is made at the first
+ * wrap (pt_elf_arena_alloc). */
+static int open_elf(struct perftramp *pt)
+{
+    if (pt_elf_dir_open(&pt->elf, pt->elf_dir_opt, pt->pid) < 0)
+        return errno == ENOMEM ? -1 : PT_OUT_REFUSED;
+    pt->elf_open = true;
+    (void)pt_elf_dir_clean(pt->elf.fd); /* best effort: a file it cannot remove stays */
+    pt->slots.elf_dir = &pt->elf;
+    pt->slots.elf_on = true;
+    return 0;
+}
+
+/* Disables ELF arenas for new arenas after a failure. */
+static void elf_fail(struct perftramp *pt, int e)
+{
+    pt->slots.elf_on = false;
+    output_fail(pt, PERFTRAMP_ELF, e);
 }
 
 /* Opens one output: 0, PT_OUT_REFUSED (errno says why) or -1. */
@@ -107,6 +133,8 @@ static int open_output(struct perftramp *pt, unsigned bit)
         return pt_unwind_open(&pt->unwind);
     case PERFTRAMP_GDB:
         return pt_gdb_open(&pt->gdb, &pt->slots);
+    case PERFTRAMP_ELF:
+        return open_elf(pt);
     }
     errno = EINVAL;
     return -1;
@@ -143,7 +171,8 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     int e = 0;
     size_t stride;
     bool keep_names = o.outputs & (PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP | PERFTRAMP_GDB);
-    bool with_eh_frame = o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB);
+    /* an ELF arena's .eh_frame is the in-arena one */
+    bool with_eh_frame = o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB | PERFTRAMP_ELF);
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, with_eh_frame, keep_names) < 0) {
         e = errno;
@@ -151,6 +180,10 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     }
     const char *dir = o.jitdump_dir;
     if (dir && *dir && !(pt->jitdump_dir = strdup(dir))) {
+        e = ENOMEM;
+        goto fail;
+    }
+    if (o.elf_dir && *o.elf_dir && !(pt->elf_dir_opt = strdup(o.elf_dir))) {
         e = ENOMEM;
         goto fail;
     }
@@ -219,6 +252,8 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
         errno = e;
         return NULL;
     }
+    if (pt->slots.elf_error && pt_output_on(pt, PERFTRAMP_ELF))
+        elf_fail(pt, pt->slots.elf_error); /* no ELF arena could be made: this one is ordinary memory */
     if (new_arena && pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt->unwind, &pt->slots, a) < 0)
         output_fail(pt, PERFTRAMP_UNWIND, errno);
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
@@ -243,6 +278,8 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
         output_fail(pt, PERFTRAMP_JITDUMP, errno);
     if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
         output_fail(pt, PERFTRAMP_GDB, errno);
+    if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) && pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0)
+        elf_fail(pt, errno);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -270,6 +307,14 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
         a->names[i] = NULL;
     }
     pt_slot_free(&pt->slots, a, i);
+    if (pt_arena_spent(a)) {
+        /* an ELF arena nothing will run again: unmapped, its file stays */
+        if (pt->outputs & PERFTRAMP_GDB)
+            pt_gdb_arena_removed(pt->gdb, a);
+        if (pt->outputs & PERFTRAMP_UNWIND)
+            pt_unwind_arena_removed(pt->unwind, a);
+        pt_arena_retire(&pt->slots, a);
+    }
     pthread_mutex_unlock(&pt->lock);
     return 0;
 }
@@ -336,6 +381,14 @@ static void child_starts(struct perftramp *pt)
 {
     pthread_mutex_init(&pt->lock, NULL);
     pt->pid = getpid();
+    if (pt->elf_open) {
+        /* the parent's ELF arenas are the child's private copies now
+         * (elf_arena.c's fork handlers): the child's names go to files of
+         * its own, from a new arena */
+        pt_elf_dir_set_pid(&pt->elf, pt->pid);
+        if (pt->slots.filling && pt->slots.filling->mem.elf)
+            pt->slots.filling = NULL;
+    }
 }
 
 int perftramp_after_fork_child(perftramp *pt)
