@@ -120,6 +120,45 @@ START_TEST(released_slot_not_recycled)
 }
 END_TEST
 
+/* Names longer than the .strtab room (PT_ELF_STR_ROOM a slot) fill it,
+ * then go past it with pwrite: readelf must find every one, whole, with
+ * its own address, and some file must have grown past its page-rounded
+ * room (the pwrite path really ran). */
+START_TEST(long_names_past_the_room)
+{
+    enum { N = 600, LEN = 200 };
+    perftramp *pt = open_elf(dir);
+    for (int i = 0; i < N; i++) {
+        char name[LEN + 1];
+        snprintf(name, sizeof name, "py::long_%04d_", i);
+        memset(name + strlen(name), 'x', LEN - strlen(name));
+        name[LEN] = 0;
+        ck_assert_int_eq(wrap(pt, name)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for f in perftramp-*.so; do readelf -sW \"$f\"; done | "
+             "awk '$4 == \"FUNC\" && $8 ~ /^py::long_[0-9][0-9][0-9][0-9]_x+$/ && length($8) == %d { print $2 }' | sort -u | wc -l",
+             dir, LEN);
+    FILE *r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int found = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &found), 1);
+    pclose(r);
+    ck_assert_int_eq(found, N); /* N names, N distinct addresses */
+    snprintf(cmd, sizeof cmd, "cd '%s' && for f in perftramp-*.so; do echo $(($(stat -c %%s \"$f\") %% %ld)); done | grep -vc '^0$'",
+             dir, sysconf(_SC_PAGESIZE));
+    r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int grown = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &grown), 1);
+    pclose(r);
+    ck_assert_int_ge(grown, 1);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
 START_TEST(spent_file_unmapped)
 {
     perftramp *pt = open_elf(dir);
@@ -275,6 +314,7 @@ static Suite *suite(void)
     tcase_add_test(tc, env_words);
     tcase_add_test(tc, file_written_and_trampolines_run);
     tcase_add_test(tc, released_slot_not_recycled);
+    tcase_add_test(tc, long_names_past_the_room);
     tcase_add_test(tc, spent_file_unmapped);
     tcase_add_test(tc, planted_symlink);
     tcase_add_test(tc, directory_is_symlink);
