@@ -222,8 +222,32 @@ static void elf_free(struct pt_code_block *b)
  * into fresh shared anonymous views in prepare, and the child moves them
  * onto the block's addresses; the child's copy is no longer the file
  * (`parted`: its names are not written there).  A copy that cannot be
- * made leaves the child's writable view read-only: a write faults in the
- * child instead of changing the parent. */
+ * made (neither shared anonymous pages nor a memfd) leaves the child's
+ * writable view read-only: a write faults in the child instead of
+ * changing the parent. */
+/* The same two views from a memfd, where mremap cannot alias shared
+ * anonymous pages (valgrind's mremap refuses old_size 0). */
+static int memfd_views(size_t len, void **w, void **x)
+{
+    int fd = memfd_create("perftramp-fork", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    *w = *x = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0) {
+        *w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        *x = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+    }
+    close(fd);
+    if (*w == MAP_FAILED || *x == MAP_FAILED) {
+        if (*w != MAP_FAILED)
+            munmap(*w, len);
+        if (*x != MAP_FAILED)
+            munmap(*x, len);
+        return -1;
+    }
+    return 0;
+}
+
 static int anon_views(size_t len, void **w, void **x)
 {
     *w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -234,7 +258,7 @@ static int anon_views(size_t len, void **w, void **x)
         if (*x != MAP_FAILED)
             munmap(*x, len);
         munmap(*w, len);
-        return -1;
+        return memfd_views(len, w, x);
     }
     return 0;
 }
