@@ -115,7 +115,10 @@ static inline char *bench_names(size_t n, size_t stride)
         exit(1);
     }
     for (size_t i = 0; i < n; i++)
-        snprintf(names + i * stride, stride, "bench_fn_%07zu", i);
+        if (snprintf(names + i * stride, stride, "bench_fn_%07zu", i) >= (int)stride) {
+            fprintf(stderr, "bench_names: stride %zu is too short\n", stride);
+            exit(1);
+        }
     return names;
 }
 #define BENCH_NAME_STRIDE 24

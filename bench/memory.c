@@ -6,12 +6,17 @@
  * i.e. the Rss of every mapping: the libffi arenas and the malloc heap)
  * divided by the number of trampolines.  Untouched reserve at the end of
  * the last arena costs no memory and is not counted; the notes give the
- * virtual growth and malloc's own count too. */
+ * virtual growth and malloc's own count too.
+ *
+ * PERFTRAMP_ELF: the arenas are files (tmpfs or page cache), mapped shared,
+ * so their pages count in the resident set as well; the note adds the bytes
+ * the files take on disk per trampoline (they stay until `perftramp clean`). */
 #include "bench.h"
 
 #include "perftramp.h"
 
 #include <malloc.h>
+#include <sys/stat.h>
 
 static long bench_target(long x)
 {
@@ -38,6 +43,24 @@ static void read_mem(struct mem *m)
     m->heap = (double)(mi.uordblks + mi.hblkhd);
 }
 
+/* Bytes of the regular files in dir (the ELF arenas). */
+static double dir_bytes(const char *dir)
+{
+    double total = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            total += (double)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
 static void measure(const char *key, unsigned outputs, size_t n)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
@@ -46,8 +69,16 @@ static void measure(const char *key, unsigned outputs, size_t n)
         perror("mkdtemp");
         exit(1);
     }
-    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir};
+    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir, .elf_dir = dir};
     perftramp *pt = perftramp_open(&o);
+    int elf_error = pt && (outputs & PERFTRAMP_ELF) ? perftramp_output_error(pt, PERFTRAMP_ELF) : 0;
+    if (elf_error) { /* refused (e.g. a noexec TMPDIR): not the ELF figure */
+        bench_na(key, strerror(elf_error));
+        perftramp_close(pt);
+        bench_rmdir(dir);
+        free(names);
+        return;
+    }
     if (!pt) {
         bench_na(key, errno == ENOTSUP ? "ENOTSUP" : strerror(errno));
         bench_rmdir(dir);
@@ -66,6 +97,8 @@ static void measure(const char *key, unsigned outputs, size_t n)
     bench_value(key, "%.1f", per);
     bench_note("%s: %zu live trampolines: resident +%.1f B, virtual +%.1f B, malloc +%.1f B per trampoline", key, n,
                per, (after.vsz - before.vsz) / (double)n, (after.heap - before.heap) / (double)n);
+    if (outputs & PERFTRAMP_ELF)
+        bench_note("%s: the arena files take %.1f B on disk per trampoline", key, dir_bytes(dir) / (double)n);
     perftramp_close(pt);
     bench_rmdir(dir);
     free(names);
@@ -76,5 +109,6 @@ int main(void)
     size_t n = bench_quick() ? 50000 : 1000000;
     measure("bytes_per_trampoline_none", 0, n);
     measure("bytes_per_trampoline_jitdump", PERFTRAMP_JITDUMP, n);
+    measure("bytes_per_trampoline_elf", PERFTRAMP_ELF, n);
     return 0;
 }

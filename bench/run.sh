@@ -19,7 +19,8 @@ export PT_SRCDIR PT_BUILDDIR PT_CC BENCH_QUICK
 
 keys="wrap_ns_none wrap_ns_perfmap wrap_ns_jitdump wrap_ns_all write_floor_ns jitdump_vs_floor
 naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns bytes_per_trampoline_none
-bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k"
+bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k
+wrap_ns_elf bytes_per_trampoline_elf inject_report_vs_elf_report_10k"
 
 # stage NAME TIMEOUT CMD...: runs one benchmark, keeps its `key: value` and
 # `# note` lines; a crash or timeout is recorded as a note.
@@ -91,6 +92,8 @@ if [ -f "$src/bench/gdb_bt_time.sh" ]; then
 else
     echo "gdb_bt_s_10k: n/a (bench/gdb_bt_time.sh not written yet)" >>"$log"
 fi
+# perf inject --jit + perf report (jitdump) vs perf report (PERFTRAMP_ELF)
+stage report_time 900 bash "$src/bench/report_time.sh"
 if [ -f "$src/bench/python_overhead.sh" ]; then
     # shellcheck disable=SC2046
     stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 3)

@@ -2,7 +2,7 @@
 /* What creating a trampoline costs, per output configuration, and the
  * floor a durable output cannot beat: one write(2) of a jitdump group.
  *
- * Prints wrap_ns_{none,perfmap,jitdump,all}, write_floor_ns and
+ * Prints wrap_ns_{none,perfmap,jitdump,all,elf}, write_floor_ns and
  * dump_bytes_per_trampoline.  Each wrap figure is the median, over batches
  * of `batch` consecutive wraps, of the ns per wrap in the batch (timing each
  * wrap alone would mostly measure the clock); at least 100k wraps per
@@ -117,8 +117,16 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
             perror("mkdtemp");
             exit(1);
         }
-        struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir};
+        struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir, .elf_dir = dir};
         perftramp *pt = perftramp_open(&o);
+        /* PERFTRAMP_ELF refused (e.g. a noexec TMPDIR) leaves a working
+         * context on the usual memory: its time would not be the ELF one */
+        int elf_error = pt && (outputs & PERFTRAMP_ELF) ? perftramp_output_error(pt, PERFTRAMP_ELF) : 0;
+        if (elf_error) {
+            perftramp_close(pt);
+            pt = NULL;
+            errno = elf_error;
+        }
         if (!pt) {
             int e = errno;
             bench_rmdir(dir);
@@ -214,6 +222,9 @@ int main(void)
         {"wrap_ns_unwind", PERFTRAMP_UNWIND, BATCH_FAST, 1},
         {"wrap_ns_gdb", PERFTRAMP_GDB, BATCH_SLOW, 1},
         {"wrap_ns_all", PERFTRAMP_ALL, BATCH_SLOW, 0},
+        /* arena files of 1k slots: each batch writes slots and symbols
+         * into the mapped file, and now and then starts a new file */
+        {"wrap_ns_elf", PERFTRAMP_ELF, BATCH_IO, 0},
     };
     size_t group = probe_group_bytes();
     const char *group_from = "measured from the jitdump";

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: MIT
 # make demo: a real perf profile of an interpreted program.
 #
-# Runs a tiny script (examples/tiny) under perf twice:
+# Runs a tiny script (examples/tiny) under perf three times:
 #   1. jitdump + DWARF:  perf record -k 1 --call-graph dwarf, perf inject --jit
 #   2. perf map + frame pointers:  perf record --call-graph fp
+#   3. ELF arenas (PERFTRAMP_ELF): a plain perf record --call-graph dwarf,
+#      no -k 1, no perf inject
 # and prints the part of each profile worth reading: the share of every
 # interpreted function (tiny::<name>, one trampoline each) and its callers.
-# Without a usable perf it says why and shows the perf map and the jitdump
-# summary instead.  Everything it writes lives in one temporary directory
-# (perf data, jit dump, jitted-*.so, perf's build-id cache), removed at exit;
+# Without a usable perf it says why and shows the perf map, the jitdump
+# summary and the ELF arena's symbols instead.  Everything it writes lives in
+# one temporary directory (perf data, jit dump, jitted-*.so, the
+# perftramp-<pid>-<n>.so ELF arenas, perf's build-id cache), removed at exit;
 # the /tmp/perf-<pid>.map files it causes are removed too.
 #
 # Environment: PT_SRCDIR, PT_BUILDDIR (set by make), DEMO_SCRIPT (a .tiny
@@ -152,6 +155,30 @@ show_profile() {
         }' "$tmp/script.txt"
 }
 
+# Why the ELF arena directory $1 got no perftramp-*.so: PERFTRAMP_ELF turns
+# itself off (trampolines keep running from ordinary memory) when the
+# directory refuses exec or the file cannot be written.
+elf_missing_reason() {
+    opts=$(findmnt -no OPTIONS --target "$1" 2> /dev/null)
+    case ",$opts," in
+    *,noexec,*) echo "$1 is on a noexec mount (set TMPDIR to a directory that allows exec)" ;;
+    *) echo "tiny wrote no perftramp-*.so in $1 (is PERFTRAMP_ELF built? is the disk full?)" ;;
+    esac
+}
+
+# The ELF arenas tiny wrote in $1, one line each with its symbols' names.
+list_elf_arenas() {
+    for f in "$1"/perftramp-*.so; do
+        [ -e "$f" ] || continue
+        if command -v readelf > /dev/null 2>&1; then
+            names=$(readelf -W --syms "$f" 2> /dev/null | awk '$4 == "FUNC" { printf "%s%s", sep, $8; sep = ", " }')
+            echo "  $(basename "$f"): $(wc -c < "$f") bytes; .symtab: $names"
+        else
+            echo "  $(basename "$f"): $(wc -c < "$f") bytes"
+        fi
+    done
+}
+
 echo "=== perftramp demo: profiling $(basename "$script") (examples/tiny), one trampoline per interpreted function"
 echo
 
@@ -185,6 +212,16 @@ if [ -n "$reason" ]; then
     else
         echo "--- jit-$pid.dump: $(wc -c < "$dump") bytes (tools/perftramp is not built)"
     fi
+    echo
+    echo "--- ELF arenas (PERFTRAMP=elf, PERFTRAMP_ELF_DIR=\$TMPDIR/...):"
+    mkdir "$tmp/elf" || die "cannot create $tmp/elf"
+    run_tiny elfplain env PERFTRAMP=elf PERFTRAMP_ELF_DIR="$tmp/elf"
+    if ls "$tmp/elf" | grep -q '^perftramp-.*\.so$'; then
+        list_elf_arenas "$tmp/elf"
+    else
+        echo "  SKIP: ELF arenas: $(elf_missing_reason "$tmp/elf")"
+    fi
+    echo "  SKIP: ELF arenas: no profile, perf cannot profile here"
     exit 0
 fi
 
@@ -222,6 +259,25 @@ echo "  /tmp/perf-$pid.map: $(wc -l < "/tmp/perf-$pid.map") lines, e.g. \"$(head
 echo
 show_profile "$tmp/fp.data"
 grep -q 'tiny::' "$tmp/report.txt" || die "no tiny:: frame in the frame-pointer profile"
+
+echo
+echo "--- 3. ELF arenas: no -k 1, no inject"
+echo "    PERFTRAMP=elf perf record -e cpu-clock --call-graph dwarf tiny $(basename "$script")"
+echo "    perf report; perf script   (perf reads names and .eh_frame from the perftramp-<pid>-<n>.so files)"
+echo
+mkdir "$tmp/elf" || die "cannot create $tmp/elf"
+run_tiny elf env PERFTRAMP=elf PERFTRAMP_ELF_DIR="$tmp/elf" \
+    "$perf" --buildid-dir "$tmp/debug" record -q -e cpu-clock -F $freq \
+    --call-graph dwarf,16384 -o "$tmp/elf.data"
+sed 's/^/  | /' "$tmp/elf.out"
+if ls "$tmp/elf" | grep -q '^perftramp-.*\.so$'; then
+    list_elf_arenas "$tmp/elf"
+    echo
+    show_profile "$tmp/elf.data"
+    grep -q 'tiny::' "$tmp/report.txt" || die "no tiny:: frame in the ELF arena profile"
+else
+    echo "  SKIP: ELF arenas: $(elf_missing_reason "$tmp/elf")"
+fi
 
 echo
 echo "=== demo done in $(( $(date +%s) - start ))s; temporary files removed"

@@ -95,7 +95,9 @@ START_TEST(file_written_and_trampolines_run)
     char name[64];
     snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
     ck_assert(file_exists(name));
-    ck_assert_int_eq(count_maps(name), 2); /* the executable view and the writable one */
+    /* the executable view, and the writable one merged with the name
+     * tables' view (adjacent in memory and in the file) */
+    ck_assert_int_eq(count_maps(name), 2);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
     ck_assert_int_eq(perftramp_close(pt), 0);
     ck_assert(file_exists(name)); /* stays after close: perf reads it later */
@@ -116,6 +118,45 @@ START_TEST(released_slot_not_recycled)
     a = perftramp_wrap(pt, (perftramp_fn)add1, "a");
     ck_assert_int_eq(perftramp_release(pt, a), 0);
     ck_assert_ptr_eq((void *)perftramp_wrap(pt, (perftramp_fn)add1, "b"), (void *)a);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* Names longer than the .strtab room (PT_ELF_STR_ROOM a slot) fill it,
+ * then go past it with pwrite: readelf must find every one, whole, with
+ * its own address, and some file must have grown past its page-rounded
+ * room (the pwrite path really ran). */
+START_TEST(long_names_past_the_room)
+{
+    enum { N = 600, LEN = 200 };
+    perftramp *pt = open_elf(dir);
+    for (int i = 0; i < N; i++) {
+        char name[LEN + 1];
+        snprintf(name, sizeof name, "py::long_%04d_", i);
+        memset(name + strlen(name), 'x', LEN - strlen(name));
+        name[LEN] = 0;
+        ck_assert_int_eq(wrap(pt, name)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for f in perftramp-*.so; do readelf -sW \"$f\"; done | "
+             "awk '$4 == \"FUNC\" && $8 ~ /^py::long_[0-9][0-9][0-9][0-9]_x+$/ && length($8) == %d { print $2 }' | sort -u | wc -l",
+             dir, LEN);
+    FILE *r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int found = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &found), 1);
+    pclose(r);
+    ck_assert_int_eq(found, N); /* N names, N distinct addresses */
+    snprintf(cmd, sizeof cmd, "cd '%s' && for f in perftramp-*.so; do echo $(($(stat -c %%s \"$f\") %% %ld)); done | grep -vc '^0$'",
+             dir, sysconf(_SC_PAGESIZE));
+    r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int grown = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &grown), 1);
+    pclose(r);
+    ck_assert_int_ge(grown, 1);
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
@@ -275,6 +316,7 @@ static Suite *suite(void)
     tcase_add_test(tc, env_words);
     tcase_add_test(tc, file_written_and_trampolines_run);
     tcase_add_test(tc, released_slot_not_recycled);
+    tcase_add_test(tc, long_names_past_the_room);
     tcase_add_test(tc, spent_file_unmapped);
     tcase_add_test(tc, planted_symlink);
     tcase_add_test(tc, directory_is_symlink);

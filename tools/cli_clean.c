@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_clean_main(int argc, char **argv)
@@ -34,7 +35,12 @@ int cli_clean_main(int argc, char **argv)
             printf("perftramp clean: %s: no such directory, nothing to remove\n", dir);
             return CLI_OK;
         }
-        fprintf(stderr, "perftramp clean: %s: %s\n", dir, strerror(errno));
+        int e = errno;
+        struct stat st;
+        if ((e == ENOTDIR || e == ELOOP) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+            fprintf(stderr, "perftramp clean: %s: a symbolic link, refused as the library refuses it (give the directory itself)\n", dir);
+        else
+            fprintf(stderr, "perftramp clean: %s: %s\n", dir, strerror(e));
         return CLI_USAGE;
     }
     int n = pt_elf_dir_clean(fd);

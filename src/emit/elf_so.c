@@ -80,6 +80,8 @@ int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
     p->symtab_off = p->shdr_off + N_SHDRS * SHDR_SIZE;
     p->symtab_cap = (g->n_slots + 1) * PT_ELF_SYM_SIZE;
     p->strtab_off = p->symtab_off + p->symtab_cap;
+    p->file_size = round_up(p->strtab_off + g->n_slots * PT_ELF_STR_ROOM + 1, g->page);
+    p->strtab_cap = p->file_size - p->strtab_off;
     p->symtab_size_at = p->shdr_off + SHNDX_SYMTAB * SHDR_SIZE + 32;
     p->strtab_size_at = p->shdr_off + SHNDX_STRTAB * SHDR_SIZE + 32;
     if (p->load_size > INT32_MAX) {

@@ -13,7 +13,8 @@
  *   map_size    (page-rounded end of the PT_LOAD: what is mapped)
  *   shstr_off   .shstrtab, then the section headers at shdr_off
  *   symtab_off  .symtab: room for n_slots + 1 symbols, sh_size grows
- *   strtab_off  .strtab: the end of the file, grows as names are added
+ *   strtab_off  .strtab: room for n_slots names of PT_ELF_STR_ROOM bytes
+ *               (to the page), sh_size grows; longer names grow the file
  * perf 6.1 finds .eh_frame_hdr through the section headers, needs the
  * unwind tables inside the executable mapping, and reads .symtab at report
  * time (so .symtab/.strtab may grow while the code runs).
@@ -31,6 +32,10 @@
 
 #define PT_ELF_BUILD_ID_SIZE 20
 #define PT_ELF_SYM_SIZE 24
+/* .strtab room reserved per slot (a name and its NUL), so that most names
+ * go into the file through a mapping instead of system calls: 32 bytes
+ * hold "tiny::collatz_length" or "py::method:file.py" with room to spare. */
+#define PT_ELF_STR_ROOM 32
 
 /* What the arena puts in the file (all sizes in bytes). */
 struct pt_elf_so_geometry {
@@ -52,7 +57,8 @@ struct pt_elf_so_plan {
     size_t shstr_off, shstr_size;
     size_t shdr_off;
     size_t symtab_off, symtab_cap;
-    size_t strtab_off;
+    size_t strtab_off, strtab_cap;
+    size_t file_size; /* page-rounded end of .strtab's room: the mapped tail ends there */
     /* file offsets of the two sh_size words that grow */
     size_t symtab_size_at, strtab_size_at;
 };

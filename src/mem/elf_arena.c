@@ -148,25 +148,30 @@ int pt_elf_arena_alloc(struct pt_code_block *b, struct pt_elf_dir *d, const stru
     }
     /* Every byte the mappings reach is allocated now: a full disk shows
      * here as ENOSPC, never later as SIGBUS on a write to a mapped page. */
-    int e = posix_fallocate(fd, 0, (off_t)(p->strtab_off + 1));
+    int e = posix_fallocate(fd, 0, (off_t)p->file_size);
     if (e) {
         errno = e;
         goto fail;
     }
     if (write_headers(fd, p, arch, d->pid, n) < 0)
         goto fail;
-    /* Executable view at the bottom, writable view above it. */
-    size_t len = p->map_size;
-    uint8_t *base = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* Executable view at the bottom, writable view above it, the name
+     * tables' view above both (perf takes the load base from the lowest). */
+    size_t len = p->map_size, tail_len = p->file_size - p->shstr_off;
+    uint8_t *base = mmap(NULL, 2 * len + tail_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         goto fail;
     if (mmap(base, len, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED ||
-        mmap(base + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        mmap(base + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED ||
+        mmap(base + 2 * len, tail_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)p->shstr_off) ==
+            MAP_FAILED) {
         int e2 = errno; /* noexec: EPERM */
-        munmap(base, 2 * len);
+        munmap(base, 2 * len + tail_len);
         errno = e2;
         goto fail;
     }
+    f->tail = base + 2 * len;
+    f->tail_len = tail_len;
     f->fd = fd;
     f->strtab_len = 1;
     f->big_endian = arch->big_endian;
@@ -201,6 +206,8 @@ static void elf_free(struct pt_code_block *b)
     pthread_mutex_unlock(&live_lock);
     munmap(b->base, b->map_bytes);
     if (b->elf) {
+        if (b->elf->tail)
+            munmap(b->elf->tail, b->elf->tail_len);
         if (b->elf->fd >= 0)
             close(b->elf->fd);
         free(b->elf);
@@ -215,8 +222,32 @@ static void elf_free(struct pt_code_block *b)
  * into fresh shared anonymous views in prepare, and the child moves them
  * onto the block's addresses; the child's copy is no longer the file
  * (`parted`: its names are not written there).  A copy that cannot be
- * made leaves the child's writable view read-only: a write faults in the
- * child instead of changing the parent. */
+ * made (neither shared anonymous pages nor a memfd) leaves the child's
+ * writable view read-only: a write faults in the child instead of
+ * changing the parent. */
+/* The same two views from a memfd, where mremap cannot alias shared
+ * anonymous pages (valgrind's mremap refuses old_size 0). */
+static int memfd_views(size_t len, void **w, void **x)
+{
+    int fd = memfd_create("perftramp-fork", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    *w = *x = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0) {
+        *w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        *x = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+    }
+    close(fd);
+    if (*w == MAP_FAILED || *x == MAP_FAILED) {
+        if (*w != MAP_FAILED)
+            munmap(*w, len);
+        if (*x != MAP_FAILED)
+            munmap(*x, len);
+        return -1;
+    }
+    return 0;
+}
+
 static int anon_views(size_t len, void **w, void **x)
 {
     *w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -227,7 +258,7 @@ static int anon_views(size_t len, void **w, void **x)
         if (*x != MAP_FAILED)
             munmap(*x, len);
         munmap(*w, len);
-        return -1;
+        return memfd_views(len, w, x);
     }
     return 0;
 }
@@ -273,6 +304,8 @@ static void elf_fork_child(void)
         if (b->elf->parted)
             continue;
         b->elf->parted = true;
+        if (b->elf->tail) /* the parent's name tables: never the child's to write */
+            mprotect(b->elf->tail, b->elf->tail_len, PROT_READ);
         if (b->elf->fd >= 0)
             close(b->elf->fd);
         b->elf->fd = -1;

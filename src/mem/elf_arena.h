@@ -8,7 +8,9 @@
  * The executable view is mapped from file offset 0 and the writable view
  * of the same pages ABOVE it: perf takes the load base from the lowest
  * mapping of a file it knows about, and a writable view below silently
- * hides the unwind info.  Headers, the build-id and .eh_frame_hdr are
+ * hides the unwind info.  A third view, above both, holds the section
+ * headers and the name tables, so naming a trampoline is a few stores,
+ * not system calls.  Headers, the build-id and .eh_frame_hdr are
  * written (pwrite) before the executable mmap: the kernel reads the
  * build-id then.  Files stay after exit (perf reads them at report time);
  * pt_elf_dir_clean removes those of processes that are gone. */
@@ -53,6 +55,9 @@ struct pt_elf_file {
     struct pt_elf_so_plan plan;
     size_t n_syms;               /* symbols after the null one */
     size_t strtab_len;           /* bytes of .strtab written */
+    uint8_t *tail;               /* writable view of [shstr_off, file_size): section
+                                  * headers, .symtab, .strtab's room; above the others */
+    size_t tail_len;
     bool big_endian;
     bool parted;                 /* a forked child's copy: never written to the file */
 };

@@ -6,13 +6,17 @@
  * long names cut), so every output shows the same text.
  *
  * Order: the string and the symbol first, the two sh_size words last, so
- * a reader never sees a size that covers bytes not written yet. */
+ * a reader never sees a size that covers bytes not written yet.  A name
+ * that fits the .strtab room goes through the arena's mapped view of the
+ * tables (stores into the page cache, which perf's read(2) sees); a longer
+ * one, past the room, with pwrite (the file grows). */
 #include "mem/elf_arena.h"
 #include "outputs/outputs.h"
 #include "emit/bytebuf.h"
 #include "outputs/perf_name.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +47,12 @@ static int put_u64(int fd, uint64_t v, size_t at, bool big_endian)
     return put(fd, b, 8, at);
 }
 
+/* The byte at file offset `off` (>= shstr_off) in the tables' view. */
+static uint8_t *in_tail(const struct pt_elf_file *f, size_t off)
+{
+    return f->tail + (off - f->plan.shstr_off);
+}
+
 int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const char *name)
 {
     const struct pt_elf_so_plan *p = &f->plan;
@@ -63,6 +73,17 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
     uint64_t value = p->text_off + slot * p->g.stride; /* vaddr == file offset */
     pt_elf_so_symbol(sym, (uint32_t)f->strtab_len, value, size, f->big_endian);
     size_t n_syms = slot + 1 > f->n_syms ? slot + 1 : f->n_syms;
+    if (f->tail && f->strtab_len + len + 1 <= p->strtab_cap) {
+        memcpy(in_tail(f, p->strtab_off + f->strtab_len), text, len + 1);
+        free(text);
+        memcpy(in_tail(f, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE), sym, sizeof sym);
+        atomic_thread_fence(memory_order_release); /* the sizes last */
+        pt_store_u64(in_tail(f, p->symtab_size_at), (n_syms + 1) * PT_ELF_SYM_SIZE, f->big_endian);
+        pt_store_u64(in_tail(f, p->strtab_size_at), f->strtab_len + len + 1, f->big_endian);
+        f->strtab_len += len + 1;
+        f->n_syms = n_syms;
+        return 0;
+    }
     int r = put(f->fd, text, len + 1, p->strtab_off + f->strtab_len);
     free(text);
     if (r == 0)
