@@ -84,7 +84,8 @@ void pt_region_tramp(const struct pt_region *r, struct pt_tramp *t);
 /* slot_name.c: what a slot keeps for the outputs: its name, and the
  * source position of perftramp_wrap_at, in one allocation
  * (name NUL file NUL line): a->names[i] still reads as the name. */
-char *pt_slot_name_new(const char *name, const char *file, unsigned line);
+size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line);
+void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned line);
 const char *pt_slot_name_file(const char *rec); /* NULL for none */
 unsigned pt_slot_name_line(const char *rec);
 

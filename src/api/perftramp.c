@@ -267,6 +267,12 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         file = NULL, line = 0;
     /* "" is shown as [anonymous@0x<address>], known once the slot is */
     bool anonymous = *name == 0;
+    /* allocated before anything changes: a failed wrap leaves nothing */
+    char *rec = malloc(pt_slot_name_size(anonymous ? PT_ANON_NAME_SIZE : strlen(name), file, line));
+    if (!rec) {
+        errno = ENOMEM;
+        return NULL;
+    }
     pthread_mutex_lock(&pt->lock);
     if (pt->fork_pending)
         write_child_files(pt); /* PERFTRAMP_ATFORK: the child's first wrap */
@@ -276,6 +282,7 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     if (pt_slot_alloc(&pt->slots, &a, &i, &new_arena) < 0) {
         int e = errno;
         pthread_mutex_unlock(&pt->lock);
+        free(rec);
         errno = e;
         return NULL;
     }
@@ -285,13 +292,7 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     char anon[PT_ANON_NAME_SIZE];
     if (anonymous)
         name = pt_anon_name(anon, x);
-    char *rec = pt_slot_name_new(name, file, line);
-    if (!rec) {
-        pt_slot_free(&pt->slots, a, i);
-        pthread_mutex_unlock(&pt->lock);
-        errno = ENOMEM;
-        return NULL;
-    }
+    pt_slot_name_write(rec, name, file, line);
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
     pt_layout_write(&pt->layout, w, (uint64_t)(uintptr_t)target, pt_tag_next(pt));
     pt_icache_flush(pt->arch, x, pt->layout.size);

@@ -9,18 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *pt_slot_name_new(const char *name, const char *file, unsigned line)
+size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line)
+{
+    return name_len + 1 + (file && line ? strlen(file) : 0) + 1 + sizeof line;
+}
+
+void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned line)
 {
     size_t n = strlen(name) + 1;
     size_t f = file && line ? strlen(file) : 0;
-    char *rec = malloc(n + f + 1 + sizeof line);
-    if (!rec)
-        return NULL;
     memcpy(rec, name, n);
     memcpy(rec + n, f ? file : "", f + 1);
     unsigned l = f ? line : 0;
     memcpy(rec + n + f + 1, &l, sizeof l);
-    return rec;
 }
 
 static const char *file_of(const char *rec)
