@@ -76,6 +76,16 @@ typedef struct perftramp perftramp;
 #define PERFTRAMP_UNWIND   0x4u /* register .eh_frame with the in-process unwinder */
 #define PERFTRAMP_GDB      0x8u /* the GDB JIT interface */
 #define PERFTRAMP_ALL      0xfu
+/* Trampolines in file-backed ELF arenas, <elf_dir>/perftramp-<pid>-<n>.so:
+ * perf reads names and unwind info from the files like any library's, with
+ * --call-graph dwarf or fp, no -k 1, no jitdump, no perf inject, also when
+ * it attaches later (perf record -p).  The files stay after exit (perf
+ * reads them at report time); perftramp_open with this output removes the
+ * files of processes that are gone, and so does `perftramp clean [DIR]`.
+ * Not part of PERFTRAMP_ALL (nor of $PERFTRAMP=all): it leaves files on
+ * disk after the process exits, which a caller must ask for by name.
+ * docs/perf.md says when to choose it. */
+#define PERFTRAMP_ELF      0x10u
 
 /* Flags for perftramp_options.flags. */
 #define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
@@ -92,6 +102,11 @@ struct perftramp_options {
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
     unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL */
     unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
+    /* 0.2: PERFTRAMP_ELF's directory.  NULL: $PERFTRAMP_ELF_DIR, else
+     * /tmp/perftramp-<euid> (created 0700).  It must be ours, a directory
+     * (not a symlink) and allow exec; else the output is disabled
+     * (perftramp_output_error) and trampolines use the usual memory. */
+    const char *elf_dir;
     /* 0.2: with PERFTRAMP_SIGNAL, the signal (e.g. SIGUSR2) that toggles
      * the outputs of a running process (perftramp_set_outputs). */
     int signal;
@@ -104,8 +119,10 @@ struct perftramp_options {
  *   1, yes, true, on                  PERFTRAMP_PERF_MAP, the cheap default
  *                                     that `perf record` uses as is (like
  *                                     CPython's PYTHONPERFSUPPORT=1)
- *   a comma list of perfmap, jitdump, unwind, gdb, all
- * (the boolean words in any case).  $JITDUMPDIR is read the same way.
+ *   a comma list of perfmap, jitdump, unwind, gdb, elf, all
+ * (the boolean words in any case; all is the first four: elf leaves files
+ * behind, so it is asked for by name).  $JITDUMPDIR and $PERFTRAMP_ELF_DIR
+ * are read the same way.
  *
  * perftramp_open is a macro: it passes the size of struct
  * perftramp_options as this header defines it to perftramp_open_sized,
@@ -198,6 +215,11 @@ PERFTRAMP_API int perftramp_close(perftramp *pt);
  * registrations are removed.  Enabling a jitdump again starts a new
  * jit-<pid>.dump (the old one is replaced).  An output that was disabled
  * by a failure is opened afresh when asked for again.
+ * PERFTRAMP_ELF is different because code cannot move: enabling it makes
+ * every arena created from then on an ELF file (trampolines already made
+ * stay where they are, and the other outputs keep naming them); disabling
+ * it puts new trampolines in ordinary memory again, while those already in
+ * ELF files keep running there (their files stay, named as before).
  * Returns 0, or -1 with errno, and then nothing changed:
  *   EINVAL   pt NULL, an unknown bit
  *   ENOTSUP, ENOMEM, or the errno of opening or writing an output.

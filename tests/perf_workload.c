@@ -21,13 +21,19 @@
  * (hidden and edges exist on x86-64 only: elsewhere they exit 77.)
  *
  * py::never is wrapped but never called: its name must never show up.
- * Usage: perf_workload jitdump|perfmap SECONDS [eval|hidden|edges]
+ * Output elf (PERFTRAMP_ELF, tests/elf_perf.sh): the trampolines live in
+ * file-backed ELF arenas ($PERFTRAMP_ELF_DIR).  With PT_WORKLOAD_LATE=1,
+ * halfway through, a new trampoline py::late (py::inner's target) is
+ * wrapped and takes py::inner's place in the chain: a name written into
+ * the file after the code started running (and perf started recording).
+ * Usage: perf_workload jitdump|perfmap|elf SECONDS [eval|hidden|edges]
  * (SECONDS of CPU time)
  * (jitdump dir: $JITDUMPDIR).  Built with -fno-omit-frame-pointer so
  * perf --call-graph fp works through the C frames. */
 #include <perftramp.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +99,9 @@ static perftramp_fn wrap(perftramp *pt, perftramp_fn target, const char *name)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 3 ? argv[3] : "eval";
-    if (argc < 3 || argc > 4 || (strcmp(argv[1], "jitdump") && strcmp(argv[1], "perfmap")) ||
+    if (argc < 3 || argc > 4 || (strcmp(argv[1], "jitdump") && strcmp(argv[1], "perfmap") && strcmp(argv[1], "elf")) ||
         (strcmp(mode, "eval") && strcmp(mode, "hidden") && strcmp(mode, "edges"))) {
-        fprintf(stderr, "usage: %s jitdump|perfmap SECONDS [eval|hidden|edges]\n", argv[0]);
+        fprintf(stderr, "usage: %s jitdump|perfmap|elf SECONDS [eval|hidden|edges]\n", argv[0]);
         return 2;
     }
 #ifndef HAVE_HIDDEN_RBP
@@ -105,7 +111,11 @@ int main(int argc, char **argv)
     }
 #endif
     double seconds = atof(argv[2]);
-    struct perftramp_options o = {.outputs = strcmp(argv[1], "jitdump") ? PERFTRAMP_PERF_MAP : PERFTRAMP_JITDUMP};
+    struct perftramp_options o = {.outputs = strcmp(argv[1], "jitdump") == 0 ? PERFTRAMP_JITDUMP
+                                             : strcmp(argv[1], "elf") == 0   ? PERFTRAMP_ELF
+                                                                             : PERFTRAMP_PERF_MAP};
+    const char *late_env = getenv("PT_WORKLOAD_LATE");
+    bool late = late_env && strcmp(late_env, "1") == 0;
     perftramp *pt = perftramp_open(&o);
     if (!pt) {
         fprintf(stderr, "perftramp_open: %s\n", strerror(errno));
@@ -138,8 +148,14 @@ int main(int argc, char **argv)
     fflush(stdout);
     long calls = 0;
     unsigned long sum = 0;
-    double end = now() + seconds;
+    double end = now() + seconds, halfway = now() + seconds / 2;
     while (now() < end) {
+        if (late && now() >= halfway) {
+            frames[2].callee_entry = (eval_fn)wrap(pt, target[3], "py::late");
+            printf("late py::late\n");
+            fflush(stdout);
+            late = false;
+        }
         sum += (unsigned long)entry[0](&frames[0]);
         calls++;
     }

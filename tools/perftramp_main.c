@@ -24,6 +24,9 @@ static void usage(FILE *f)
             "                                     validate jitdump files (any producer, - for\n"
             "                                     standard input) against what perf will do;\n"
             "                                     --records lists every record with its offset\n"
+            "  perftramp clean [DIR]              remove the ELF arena files (PERFTRAMP_ELF) of\n"
+            "                                     processes that are gone (DIR: $PERFTRAMP_ELF_DIR,\n"
+            "                                     else /tmp/perftramp-<uid>)\n"
             "  perftramp --help | --version\n"
             "\n"
             "check exit status: 0 every file valid, 1 a file is invalid, 2 usage or I/O error.\n"
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
         return cli_arch_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cli_check_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "clean") == 0)
+        return cli_clean_main(argc - 1, argv + 1);
     fprintf(stderr, "perftramp: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;

@@ -8,6 +8,7 @@
 #include "emit/layout.h"
 #include "mem/arena.h"
 #include "outputs/outputs.h"
+#include "mem/elf_arena.h"
 #include "perftramp.h"
 
 #include <pthread.h>
@@ -16,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PT_N_OUTPUTS 4
+#define PT_N_OUTPUTS 5
 
 /* A published code region (api/publish.c), in perftramp.regions. */
 struct pt_region {
@@ -62,6 +63,11 @@ struct perftramp {
 
     struct pt_signal_slot *signal_slot; /* PERFTRAMP_SIGNAL: the helper's slot */
     unsigned signal_outputs;       /* what the signal turns on */
+    /* PERFTRAMP_ELF: the directory the ELF arenas go to (open when
+     * elf_open), as asked for (NULL: $PERFTRAMP_ELF_DIR, else the default) */
+    struct pt_elf_dir elf;
+    bool elf_open;
+    char *elf_dir_opt;
 };
 
 /* perftramp.c: opening, closing and failing one output (one bit). */

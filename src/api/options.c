@@ -23,8 +23,10 @@
 /* The public struct has no tail padding, so a field added later always
  * grows sizeof (api/sized.h).  A new field adds its own assertion that it
  * starts where the previous one ended, and this one moves to it. */
-_Static_assert(offsetof(struct perftramp_options, signal) == PT_SIZED_END(struct perftramp_options, reserved),
-               "0.2's signal starts where 0.1's struct ended");
+_Static_assert(offsetof(struct perftramp_options, elf_dir) == PT_SIZED_END(struct perftramp_options, reserved),
+               "elf_dir starts where reserved ended");
+_Static_assert(offsetof(struct perftramp_options, signal) == PT_SIZED_END(struct perftramp_options, elf_dir),
+               "signal starts where elf_dir ended");
 _Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved_0_2),
                "struct perftramp_options must end with its last field");
 
@@ -38,6 +40,7 @@ static const struct {
 } pt_output_words[] = {
     {"perfmap", PERFTRAMP_PERF_MAP}, {"jitdump", PERFTRAMP_JITDUMP}, {"unwind", PERFTRAMP_UNWIND},
     {"gdb", PERFTRAMP_GDB},          {"all", PERFTRAMP_ALL},
+    {"elf", PERFTRAMP_ELF}, /* not in all: it leaves files after exit */
 };
 
 /* The boolean words, and what they turn on. */
@@ -99,7 +102,7 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~PERFTRAMP_ALL) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL)) ||
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL)) ||
         o->pub.reserved || o->pub.reserved_0_2 || (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
         errno = EINVAL;
         return -1;

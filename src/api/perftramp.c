@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const unsigned pt_output_bits[PT_N_OUTPUTS] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND,
-                                           PERFTRAMP_GDB};
+                                           PERFTRAMP_GDB, PERFTRAMP_ELF};
 
 int pt_output_index(unsigned bit)
 {
@@ -91,6 +91,16 @@ void pt_output_close(struct perftramp *pt, unsigned bit)
             pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
         pt->perfmap = NULL;
         break;
+    case PERFTRAMP_ELF:
+        /* Code cannot move: the ELF arenas that exist stay files (their
+         * trampolines keep running there, and the other outputs still see
+         * them).  New trampolines go to ordinary memory from now on: the
+         * filling ELF arena takes no more (as after fork).  The directory
+         * stays open for a later enable, and is closed with the context. */
+        pt->slots.elf_on = false;
+        if (pt->slots.filling && pt->slots.filling->mem.elf)
+            pt->slots.filling = NULL;
+        break;
     }
     atomic_fetch_and(&pt->active, ~bit);
     pt->outputs &= ~bit;
@@ -101,7 +111,7 @@ static void close_outputs(struct perftramp *pt, unsigned opened, int *first_erro
     int before[PT_N_OUTPUTS];
     for (int i = 0; i < PT_N_OUTPUTS; i++)
         before[i] = atomic_load(&pt->output_error[i]);
-    static const unsigned order[] = {PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP, PERFTRAMP_PERF_MAP};
+    static const unsigned order[] = {PERFTRAMP_ELF, PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP, PERFTRAMP_PERF_MAP};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (opened & order[k])
             pt_output_close(pt, order[k]);
@@ -117,9 +127,38 @@ static void destroy(struct perftramp *pt)
 {
     pt_regions_free(pt);
     pt_slots_destroy(&pt->slots);
+    if (pt->elf_open)
+        pt_elf_dir_close(&pt->elf);
+    free(pt->elf_dir_opt);
     free(pt->jitdump_dir);
     pthread_mutex_destroy(&pt->lock);
     free(pt);
+}
+
+/* PERFTRAMP_ELF: the directory, checked, and cleaned of the files of
+ * processes that are gone.  A directory that cannot be used (someone
+ * else's, a symlink, noexec, missing) disables the output: the arenas come
+ * from the usual code memory.  The first arena file is made at the first
+ * wrap (pt_elf_arena_alloc). */
+static int open_elf(struct perftramp *pt)
+{
+    if (!pt->elf_open) { /* perftramp_set_outputs enabling it again: the directory is open */
+        if (pt_elf_dir_open(&pt->elf, pt->elf_dir_opt, pt->pid) < 0)
+            return errno == ENOMEM ? -1 : PT_OUT_REFUSED;
+        pt->elf_open = true;
+        (void)pt_elf_dir_clean(pt->elf.fd); /* best effort: a file it cannot remove stays */
+    }
+    pt->slots.elf_dir = &pt->elf;
+    pt->slots.elf_on = true;
+    pt->slots.elf_error = 0;
+    return 0;
+}
+
+/* Disables ELF arenas for new arenas after a failure. */
+static void elf_fail(struct perftramp *pt, int e)
+{
+    pt->slots.elf_on = false;
+    pt_output_fail(pt, PERFTRAMP_ELF, e);
 }
 
 /* Opens one output: 0, PT_OUT_REFUSED (errno says why) or -1. */
@@ -138,6 +177,8 @@ static int open_output(struct perftramp *pt, unsigned bit)
         return pt_unwind_open(&pt->unwind);
     case PERFTRAMP_GDB:
         return pt_gdb_open(&pt->gdb, &pt->slots);
+    case PERFTRAMP_ELF:
+        return open_elf(pt);
     }
     errno = EINVAL;
     return -1;
@@ -202,6 +243,10 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     }
     const char *dir = o.jitdump_dir;
     if (dir && *dir && !(pt->jitdump_dir = strdup(dir))) {
+        e = ENOMEM;
+        goto fail;
+    }
+    if (o.elf_dir && *o.elf_dir && !(pt->elf_dir_opt = strdup(o.elf_dir))) {
         e = ENOMEM;
         goto fail;
     }
@@ -286,6 +331,8 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         errno = e;
         return NULL;
     }
+    if (pt->slots.elf_error && pt_output_on(pt, PERFTRAMP_ELF))
+        elf_fail(pt, pt->slots.elf_error); /* no ELF arena could be made: this one is ordinary memory */
     if (new_arena && pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt->unwind, &pt->slots, a) < 0)
         pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
     uintptr_t x = pt_slot_x(&pt->slots, a, i);
@@ -310,6 +357,8 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
     if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
         pt_output_fail(pt, PERFTRAMP_GDB, errno);
+    if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) && pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0)
+        elf_fail(pt, errno);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -337,6 +386,14 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
         a->names[i] = NULL;
     }
     pt_slot_free(&pt->slots, a, i);
+    if (pt_arena_spent(a)) {
+        /* an ELF arena nothing will run again: unmapped, its file stays */
+        if (pt->outputs & PERFTRAMP_GDB)
+            pt_gdb_arena_removed(pt->gdb, a);
+        if (pt->outputs & PERFTRAMP_UNWIND)
+            pt_unwind_arena_removed(pt->unwind, a);
+        pt_arena_retire(&pt->slots, a);
+    }
     pthread_mutex_unlock(&pt->lock);
     return 0;
 }
@@ -381,6 +438,14 @@ static void child_starts(struct perftramp *pt)
 {
     pthread_mutex_init(&pt->lock, NULL);
     pt->pid = getpid();
+    if (pt->elf_open) {
+        /* the parent's ELF arenas are the child's private copies now
+         * (elf_arena.c's fork handlers): the child's names go to files of
+         * its own, from a new arena */
+        pt_elf_dir_set_pid(&pt->elf, pt->pid);
+        if (pt->slots.filling && pt->slots.filling->mem.elf)
+            pt->slots.filling = NULL;
+    }
 }
 
 int perftramp_after_fork_child(perftramp *pt)

@@ -110,8 +110,12 @@ int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
     return 0;
 }
 
-static const unsigned pt_close_order[] = {PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP, PERFTRAMP_PERF_MAP};
-static const unsigned pt_open_order[] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND, PERFTRAMP_GDB};
+/* PERFTRAMP_ELF has nothing to replay: code cannot move, so only arenas
+ * made after it is enabled are files (perftramp.h, perftramp_set_outputs) */
+static const unsigned pt_close_order[] = {PERFTRAMP_ELF, PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP,
+                                          PERFTRAMP_PERF_MAP};
+static const unsigned pt_open_order[] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND, PERFTRAMP_GDB,
+                                         PERFTRAMP_ELF};
 #define PT_N_ORDER (sizeof pt_open_order / sizeof pt_open_order[0])
 
 int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
@@ -155,7 +159,7 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
 
 int perftramp_set_outputs(perftramp *pt, unsigned outputs)
 {
-    if (!pt || (outputs & ~PERFTRAMP_ALL)) {
+    if (!pt || (outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF))) {
         errno = EINVAL;
         return -1;
     }

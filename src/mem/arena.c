@@ -6,6 +6,7 @@
 #include "mem/arena.h"
 
 #include "emit/eh_frame.h"
+#include "mem/elf_arena.h"
 #include "mem/icache.h"
 
 #include <errno.h>
@@ -90,6 +91,7 @@ static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
         return -1;
     }
     s->fde_size = total - 4 - fde;
+    s->cie_size = fde;
     *cie_and_term = fde + 4 + eh_guard_bytes(fde);
     return 0;
 }
@@ -127,7 +129,16 @@ static struct pt_arena *arena_new(struct pt_slots *s)
     if (s->keep_names && !(a->names = calloc(a->n_slots, sizeof *a->names)))
         goto fail;
     /* the base aligned as every slot start must be (stride is a multiple of code_align) */
-    if (pt_code_alloc(&a->mem, a->bytes, s->arch->code_align) < 0) {
+    if (s->elf_on && s->elf_dir && s->with_eh_frame) {
+        struct pt_elf_so_geometry g = {.n_slots = a->n_slots, .stride = s->stride, .slot_size = s->layout->size,
+                                       .block_bytes = a->bytes, .eh_rel = a->eh_off, .cie_size = s->cie_size,
+                                       .fde_size = s->fde_size, .code_align = s->arch->code_align};
+        if (pt_elf_arena_alloc(&a->mem, s->elf_dir, s->arch, &g) < 0) {
+            s->elf_error = errno ? errno : EIO; /* the usual code memory instead */
+            s->elf_on = false;
+        }
+    }
+    if (!a->mem.backend && pt_code_alloc(&a->mem, a->bytes, s->arch->code_align) < 0) {
         int e = errno;
         arena_free(a);
         errno = e;
@@ -232,8 +243,24 @@ void pt_slot_free(struct pt_slots *s, struct pt_arena *a, size_t i)
     uint8_t *w = pt_slot_w(s, a, i);
     memcpy(w, s->arch->trap, s->arch->trap_len);
     pt_icache_flush(s->arch, pt_slot_x(s, a, i), s->arch->trap_len);
+    if (a->mem.elf)
+        return; /* never recycled: the file names this address for good */
     memcpy(link_word(s, a, i), &s->free_head, sizeof s->free_head);
     s->free_head = pt_slot_x(s, a, i);
+}
+
+void pt_arena_retire(struct pt_slots *s, struct pt_arena *a)
+{
+    size_t k = 0;
+    while (k < s->n_arenas && s->arenas[k] != a)
+        k++;
+    if (k == s->n_arenas)
+        return;
+    memmove(s->arenas + k, s->arenas + k + 1, (s->n_arenas - k - 1) * sizeof *s->arenas);
+    s->n_arenas--;
+    if (s->filling == a)
+        s->filling = NULL;
+    arena_free(a);
 }
 
 void pt_slots_destroy(struct pt_slots *s)

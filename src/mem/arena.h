@@ -47,6 +47,18 @@ struct pt_slots {
     size_t next_arena_bytes;
     uintptr_t free_head;           /* executable address of a free slot, 0: none */
     struct pt_arena *filling;      /* the newest arena: the only one with never-used slots */
+
+    /* PERFTRAMP_ELF: new arenas are file-backed ELF arenas in elf_dir
+     * (mem/elf_arena.h) while elf_on.  One that cannot be made turns
+     * elf_on off, records its errno in elf_error and comes from the usual
+     * code memory instead.  Slots of an ELF arena are never recycled (perf
+     * reads names from the file at report time: an address must keep its
+     * name); an ELF arena whose slots were all handed out and released is
+     * unmapped (pt_arena_spent, pt_arena_retire). */
+    struct pt_elf_dir *elf_dir;
+    bool elf_on;
+    int elf_error;
+    size_t cie_size;               /* bytes of the in-arena CIE (with_eh_frame) */
 };
 
 /* Returns 0, or -1 with errno (EINVAL: the table's CFI cannot be
@@ -77,6 +89,15 @@ static inline bool pt_slot_live(const struct pt_arena *a, size_t i)
 {
     return (a->live_bits[i / 64] >> (i % 64)) & 1;
 }
+
+/* An ELF arena with no live slot and no never-used one: nothing will
+ * ever run or be written there again. */
+static inline bool pt_arena_spent(const struct pt_arena *a)
+{
+    return a->mem.elf && a->live == 0 && a->high_water == a->n_slots;
+}
+/* Removes and frees an arena (outputs have let go of it); its file stays. */
+void pt_arena_retire(struct pt_slots *s, struct pt_arena *a);
 
 /* Calls fn for every live slot, in address order; stops at the first
  * non-zero return and returns it. */

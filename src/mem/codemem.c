@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-static const struct pt_code_backend *const backends[] = {&pt_code_ffi, &pt_code_doublemap};
+static const struct pt_code_backend *const backends[] = {&pt_code_ffi, &pt_code_doublemap, &pt_code_elf};
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
 static _Atomic(const struct pt_code_backend *) chosen;

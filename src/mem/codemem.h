@@ -18,13 +18,14 @@ struct pt_code_block {
     uintptr_t x;
     size_t bytes;                          /* usable from w / x: at least what was asked */
     const struct pt_code_backend *backend; /* who frees it */
-    const char *kind;                      /* which memory: "libffi", "shared-anon", "memfd", "tmpfile" */
+    const char *kind;                      /* which memory: "libffi", "shared-anon", "memfd", "tmpfile", "elf" */
     /* the backend's own bookkeeping */
     void *base, *xbase;
     size_t map_bytes;
     struct pt_code_block *live_prev, *live_next; /* blocks a fork must part (double map) */
     void *fork_w, *fork_x;                       /* the parent's copy while a fork runs */
     const char *fork_kind;
+    struct pt_elf_file *elf;                     /* a file-backed ELF arena (elf_arena.h), else NULL */
 };
 
 struct pt_code_backend {
@@ -45,6 +46,9 @@ struct pt_code_backend {
 extern const struct pt_code_backend pt_code_ffi;
 /* perftramp's own double mapping (code_doublemap.c). */
 extern const struct pt_code_backend pt_code_doublemap;
+/* File-backed ELF arenas (elf_arena.c): not chosen here but asked for by
+ * the arenas of a context with PERFTRAMP_ELF; listed for its fork handlers. */
+extern const struct pt_code_backend pt_code_elf;
 
 /* Whether this libffi's closures are code we can write: 1 yes, 0 no
  * (static trampolines: the code pointer is a shared trampoline, not our

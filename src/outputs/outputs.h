@@ -76,4 +76,9 @@ int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index);
 void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a);
 void pt_gdb_close(struct pt_gdb *g); /* after pt_gdb_arena_removed for every arena */
 
+/* out/elf_symbols.c: PERFTRAMP_ELF, the name of slot `slot` of a
+ * file-backed ELF arena (mem/elf_arena.h) in its .symtab. */
+struct pt_elf_file;
+int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const char *name);
+
 #endif

@@ -170,20 +170,21 @@ START_TEST(output_error_bits)
     CK_EINVAL(perftramp_output_error(pt, 0));
     CK_EINVAL(perftramp_output_error(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP));
     CK_EINVAL(perftramp_output_error(pt, PERFTRAMP_ALL));
-    CK_EINVAL(perftramp_output_error(pt, 0x10));
+    CK_EINVAL(perftramp_output_error(pt, 0x20));
     CK_EINVAL(perftramp_output_error(pt, 0x80000000u));
     /* never enabled: no error */
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_PERF_MAP), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_JITDUMP), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_GDB), 0);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
 
 START_TEST(open_bad_options)
 {
-    struct perftramp_options o = {.outputs = 0x10};
+    struct perftramp_options o = {.outputs = 0x20};
     errno = 0;
     ck_assert_ptr_null(perftramp_open(&o));
     ck_assert_int_eq(errno, EINVAL);

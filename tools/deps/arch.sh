@@ -24,41 +24,8 @@ command -v "$triple-gcc" > /dev/null 2>&1 || {
     echo "install-deps: $triple-gcc not found: install gcc-$triple (tools/deps/arch.txt)" >&2
     exit 1
 }
-mkdir -p "$logdir"
-log=$logdir/riscv64-libffi.log
-tree=$logdir/riscv64-libffi
-rm -rf "$tree"
-mkdir -p "$tree"
-: > "$log"
-echo "install-deps: building libffi for riscv64 from Debian's source package into $prefix/riscv64 (log: $log)"
-failed() {
-    tail -n 20 "$log" >&2
-    echo "install-deps: $1" >&2
-    echo "install-deps: the whole log: $log; the build tree is kept in $tree" >&2
-    find "$tree" -name config.log 2> /dev/null | sed 's/^/install-deps: configure said more in /' >&2
-    exit 1
-}
-
-# Source packages: the machine's own Debian mirror, with deb-src switched on.
-if ! grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources &&
-    ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    src=/etc/apt/sources.list.d/perftramp-deb-src.sources
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO sh -c "cat > $src"
-    else
-        grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO sh -c "cat > ${src%.sources}.list"
-    fi
-    echo "install-deps: source packages switched on in $src" >> "$log"
-    $APT update >> "$log" 2>&1 || failed "apt-get update (with deb-src) failed"
-fi
-if ! (cd "$tree" && apt-get source libffi) >> "$log" 2>&1; then
-    # the lists may predate the deb-src entry
-    $APT update >> "$log" 2>&1 || failed "apt-get update failed"
-    (cd "$tree" && apt-get source libffi) >> "$log" 2>&1 ||
-        failed "apt-get source libffi failed (needs a deb-src entry and dpkg-dev)"
-fi
-dir=$(find "$tree" -maxdepth 1 -type d -name 'libffi-*' | head -n 1)
-[ -n "$dir" ] || failed "apt-get source libffi left no libffi-* directory"
+. "$(dirname "$0")/libffi-source.sh"
+libffi_source riscv64-libffi "libffi for riscv64 into $prefix/riscv64"
 (cd "$dir" && ./configure --host=$triple --prefix="$prefix/riscv64" \
     --disable-shared --enable-static --disable-docs --disable-multi-os-directory \
     CFLAGS='-O2 -fPIC') >> "$log" 2>&1 || failed "libffi's configure --host=$triple failed"

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* Serializes the headers of a file-backed ELF arena (emit/elf_so.h).
+ * Constants: System V gABI (ET_DYN 3, PT_LOAD 1, PT_NOTE 4, SHT_* values,
+ * STB_GLOBAL 1 / STT_FUNC 2), PT_GNU_EH_FRAME 0x6474e550 (LSB 5.0),
+ * NT_GNU_BUILD_ID 3 (binutils include/elf/common.h). */
+#include "emit/elf_so.h"
+
+#include "emit/bytebuf.h"
+#include "emit/eh_frame.h"
+
+#include <errno.h>
+#include <string.h>
+
+enum {
+    EHDR_SIZE = 64,
+    PHDR_SIZE = 56,
+    SHDR_SIZE = 64,
+    N_PHDRS = 3,
+    N_SHDRS = 8, /* null .note.gnu.build-id .text .eh_frame .eh_frame_hdr .symtab .strtab .shstrtab */
+    ET_DYN = 3,
+    PT_LOAD = 1,
+    PT_NOTE = 4,
+    PT_GNU_EH_FRAME = 0x6474e550,
+    PF_X = 1,
+    PF_R = 4,
+    SHT_PROGBITS = 1,
+    SHT_SYMTAB = 2,
+    SHT_STRTAB = 3,
+    SHT_NOTE = 7,
+    SHF_ALLOC = 2,
+    SHF_EXECINSTR = 4,
+    NT_GNU_BUILD_ID = 3,
+    EM_PPC64 = 21,
+    EM_RISCV = 243,
+};
+
+/* Section names, in section header order after the null one. */
+static const char shstrtab[] = "\0.note.gnu.build-id\0.text\0.eh_frame\0.eh_frame_hdr\0.symtab\0.strtab\0.shstrtab";
+enum {
+    NAME_NOTE = 1,
+    NAME_TEXT = NAME_NOTE + 19,
+    NAME_EH = NAME_TEXT + 6,
+    NAME_HDR = NAME_EH + 10,
+    NAME_SYMTAB = NAME_HDR + 14,
+    NAME_STRTAB = NAME_SYMTAB + 8,
+    NAME_SHSTRTAB = NAME_STRTAB + 8,
+};
+enum { SHNDX_NOTE = 1, SHNDX_EH = 3, SHNDX_HDR = 4, SHNDX_SYMTAB = 5, SHNDX_STRTAB = 6, SHNDX_SHSTRTAB = 7 };
+_Static_assert(PT_ELF_SHNDX_TEXT == 2, "section order");
+
+static size_t round_up(size_t v, size_t to)
+{
+    return (v + to - 1) / to * to;
+}
+
+int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
+{
+    memset(p, 0, sizeof *p);
+    if (!g->n_slots || !g->stride || !g->page || !g->code_align || (g->code_align & (g->code_align - 1)) ||
+        g->eh_rel < g->n_slots * g->stride ||
+        g->eh_rel + g->cie_size + g->n_slots * g->fde_size + 4 > g->block_bytes) {
+        errno = EINVAL;
+        return -1;
+    }
+    p->g = *g;
+    p->note_off = EHDR_SIZE + N_PHDRS * PHDR_SIZE;
+    p->note_size = 12 + 4 + PT_ELF_BUILD_ID_SIZE; /* namesz descsz type "GNU\0" id */
+    size_t align = g->code_align > 64 ? g->code_align : 64;
+    p->text_off = round_up(p->note_off + p->note_size, align);
+    p->text_size = g->n_slots * g->stride;
+    p->eh_off = p->text_off + g->eh_rel;
+    p->eh_size = g->cie_size + g->n_slots * g->fde_size + 4;
+    p->hdr_off = round_up(p->text_off + g->block_bytes, 4);
+    p->hdr_size = 12 + 8 * g->n_slots;
+    p->load_size = p->hdr_off + p->hdr_size;
+    p->map_size = round_up(p->load_size, g->page);
+    p->shstr_off = p->map_size;
+    p->shstr_size = sizeof shstrtab;
+    p->shdr_off = round_up(p->shstr_off + p->shstr_size, 8);
+    p->symtab_off = p->shdr_off + N_SHDRS * SHDR_SIZE;
+    p->symtab_cap = (g->n_slots + 1) * PT_ELF_SYM_SIZE;
+    p->strtab_off = p->symtab_off + p->symtab_cap;
+    p->symtab_size_at = p->shdr_off + SHNDX_SYMTAB * SHDR_SIZE + 32;
+    p->strtab_size_at = p->shdr_off + SHNDX_STRTAB * SHDR_SIZE + 32;
+    if (p->load_size > INT32_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    return 0;
+}
+
+static void phdr(struct pt_buf *b, uint32_t type, uint32_t flags, uint64_t off, uint64_t size, uint64_t align)
+{
+    pt_buf_u32(b, type);
+    pt_buf_u32(b, flags);
+    pt_buf_u64(b, off);  /* p_offset */
+    pt_buf_u64(b, off);  /* p_vaddr == p_offset: perf maps file offsets 1:1 */
+    pt_buf_u64(b, off);  /* p_paddr */
+    pt_buf_u64(b, size); /* p_filesz */
+    pt_buf_u64(b, size); /* p_memsz */
+    pt_buf_u64(b, align);
+}
+
+static uint32_t e_flags(uint16_t machine)
+{
+    if (machine == EM_PPC64)
+        return 2; /* ELFv2 ABI (ppc64le) */
+    if (machine == EM_RISCV)
+        return 0x5; /* EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE (lp64d) */
+    return 0;
+}
+
+void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct pt_arch *arch,
+                    const uint8_t build_id[PT_ELF_BUILD_ID_SIZE])
+{
+    struct pt_buf b;
+    memset(out, 0, p->text_off);
+    pt_buf_init_fixed(&b, out, p->text_off, arch->big_endian);
+    const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, arch->big_endian ? 2 : 1, 1 /* EV_CURRENT */};
+    pt_buf_put(&b, ident, 16);
+    pt_buf_u16(&b, ET_DYN);
+    pt_buf_u16(&b, arch->elf_machine);
+    pt_buf_u32(&b, 1);
+    pt_buf_u64(&b, 0);            /* e_entry */
+    pt_buf_u64(&b, EHDR_SIZE);    /* e_phoff */
+    pt_buf_u64(&b, p->shdr_off);  /* e_shoff */
+    pt_buf_u32(&b, e_flags(arch->elf_machine));
+    pt_buf_u16(&b, EHDR_SIZE);
+    pt_buf_u16(&b, PHDR_SIZE);
+    pt_buf_u16(&b, N_PHDRS);
+    pt_buf_u16(&b, SHDR_SIZE);
+    pt_buf_u16(&b, N_SHDRS);
+    pt_buf_u16(&b, SHNDX_SHSTRTAB);
+    /* one R+X PT_LOAD from vaddr 0: perf takes the load base from the
+     * lowest mapping of the file, which must be this executable one */
+    phdr(&b, PT_LOAD, PF_R | PF_X, 0, p->load_size, p->g.page);
+    phdr(&b, PT_GNU_EH_FRAME, PF_R, p->hdr_off, p->hdr_size, 4);
+    phdr(&b, PT_NOTE, PF_R, p->note_off, p->note_size, 4);
+    pt_buf_u32(&b, 4);                    /* namesz: "GNU\0" */
+    pt_buf_u32(&b, PT_ELF_BUILD_ID_SIZE); /* descsz */
+    pt_buf_u32(&b, NT_GNU_BUILD_ID);
+    pt_buf_put(&b, "GNU", 4);
+    pt_buf_put(&b, build_id, PT_ELF_BUILD_ID_SIZE);
+}
+
+void pt_elf_so_eh_hdr(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian)
+{
+    /* Rows are written in slot order, which is pc order: no sort needed
+     * (pt_eh_hdr's qsort of 8-byte rows would cost more than the arena). */
+    struct pt_buf b;
+    pt_buf_init_fixed(&b, out, p->hdr_size, big_endian);
+    pt_buf_u8(&b, 1);
+    pt_buf_u8(&b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
+    pt_buf_u8(&b, DW_EH_PE_udata4);
+    pt_buf_u8(&b, DW_EH_PE_datarel | DW_EH_PE_sdata4);
+    pt_buf_u32(&b, (uint32_t)((int64_t)p->eh_off - (int64_t)(p->hdr_off + 4)));
+    pt_buf_u32(&b, (uint32_t)p->g.n_slots);
+    for (size_t i = 0; i < p->g.n_slots; i++) {
+        int64_t pc = (int64_t)(p->text_off + i * p->g.stride) - (int64_t)p->hdr_off;
+        int64_t fde = (int64_t)(p->eh_off + p->g.cie_size + i * p->g.fde_size) - (int64_t)p->hdr_off;
+        pt_buf_u32(&b, (uint32_t)pc);
+        pt_buf_u32(&b, (uint32_t)fde);
+    }
+}
+
+static void shdr(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
+                 uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
+{
+    pt_buf_u32(b, name);
+    pt_buf_u32(b, type);
+    pt_buf_u64(b, flags);
+    pt_buf_u64(b, addr);
+    pt_buf_u64(b, off);
+    pt_buf_u64(b, size);
+    pt_buf_u32(b, link);
+    pt_buf_u32(b, info);
+    pt_buf_u64(b, align);
+    pt_buf_u64(b, entsize);
+}
+
+size_t pt_elf_so_tail_size(const struct pt_elf_so_plan *p)
+{
+    return p->strtab_off + 1 - p->shstr_off;
+}
+
+void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian)
+{
+    size_t n = pt_elf_so_tail_size(p);
+    memset(out, 0, n);
+    memcpy(out, shstrtab, sizeof shstrtab);
+    struct pt_buf b;
+    pt_buf_init_fixed(&b, out + (p->shdr_off - p->shstr_off), N_SHDRS * SHDR_SIZE, big_endian);
+    size_t code_align = p->g.code_align;
+    shdr(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    shdr(&b, NAME_NOTE, SHT_NOTE, SHF_ALLOC, p->note_off, p->note_off, p->note_size, 0, 0, 4, 0);
+    shdr(&b, NAME_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, p->text_off, p->text_off, p->text_size, 0, 0,
+         code_align, 0);
+    shdr(&b, NAME_EH, SHT_PROGBITS, SHF_ALLOC, p->eh_off, p->eh_off, p->eh_size, 0, 0, 8, 0);
+    shdr(&b, NAME_HDR, SHT_PROGBITS, SHF_ALLOC, p->hdr_off, p->hdr_off, p->hdr_size, 0, 0, 4, 0);
+    /* sh_size of .symtab and .strtab grow as trampolines are named;
+     * sh_info 1: every symbol after the null one is global */
+    shdr(&b, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, PT_ELF_SYM_SIZE, SHNDX_STRTAB, 1, 8, PT_ELF_SYM_SIZE);
+    shdr(&b, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
+    shdr(&b, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
+    /* the null symbol is all zeros, and so is the strtab's first byte */
+}
+
+void pt_elf_so_symbol(uint8_t out[PT_ELF_SYM_SIZE], uint32_t name_off, uint64_t value, uint64_t size,
+                      bool big_endian)
+{
+    struct pt_buf b;
+    pt_buf_init_fixed(&b, out, PT_ELF_SYM_SIZE, big_endian);
+    pt_buf_u32(&b, name_off);
+    pt_buf_u8(&b, (1 << 4) | 2); /* STB_GLOBAL, STT_FUNC */
+    pt_buf_u8(&b, 0);            /* STV_DEFAULT */
+    pt_buf_u16(&b, PT_ELF_SHNDX_TEXT);
+    pt_buf_u64(&b, value);
+    pt_buf_u64(&b, size);
+}

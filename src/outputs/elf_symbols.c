@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* PERFTRAMP_ELF: a trampoline's name in its ELF arena's .symtab.  perf
+ * reads .symtab at report time, so a name written after the code started
+ * running (even after perf started recording) still names its samples.
+ * Names use the perf map's policy (perf_name.h: control bytes escaped,
+ * long names cut), so every output shows the same text.
+ *
+ * Order: the string and the symbol first, the two sh_size words last, so
+ * a reader never sees a size that covers bytes not written yet. */
+#include "mem/elf_arena.h"
+#include "outputs/outputs.h"
+#include "emit/bytebuf.h"
+#include "outputs/perf_name.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int put(int fd, const void *p, size_t n, size_t at)
+{
+    const uint8_t *c = p;
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return -1;
+        }
+        c += w;
+        n -= (size_t)w;
+        at += (size_t)w;
+    }
+    return 0;
+}
+
+static int put_u64(int fd, uint64_t v, size_t at, bool big_endian)
+{
+    uint8_t b[8];
+    pt_store_u64(b, v, big_endian);
+    return put(fd, b, 8, at);
+}
+
+int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const char *name)
+{
+    const struct pt_elf_so_plan *p = &f->plan;
+    if (f->parted)
+        return 0; /* a forked child's copy: the file is the parent's */
+    if (f->fd < 0 || slot >= p->g.n_slots) {
+        errno = EBADF;
+        return -1;
+    }
+    char *text = malloc(PT_PERF_NAME_MAX + 1);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t len = pt_perf_name(text, name);
+    text[len] = 0;
+    uint8_t sym[PT_ELF_SYM_SIZE];
+    uint64_t value = p->text_off + slot * p->g.stride; /* vaddr == file offset */
+    pt_elf_so_symbol(sym, (uint32_t)f->strtab_len, value, size, f->big_endian);
+    size_t n_syms = slot + 1 > f->n_syms ? slot + 1 : f->n_syms;
+    int r = put(f->fd, text, len + 1, p->strtab_off + f->strtab_len);
+    free(text);
+    if (r == 0)
+        r = put(f->fd, sym, sizeof sym, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE);
+    if (r == 0)
+        r = put_u64(f->fd, (n_syms + 1) * PT_ELF_SYM_SIZE, p->symtab_size_at, f->big_endian);
+    if (r == 0)
+        r = put_u64(f->fd, f->strtab_len + len + 1, p->strtab_size_at, f->big_endian);
+    if (r < 0)
+        return -1;
+    f->strtab_len += len + 1;
+    f->n_syms = n_syms;
+    return 0;
+}

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* PERFTRAMP_ELF without perf: the files, names that stay true, the
+ * lifetime rules and the faults.  Every fault disables the output with
+ * its errno (perftramp_output_error) and the trampolines keep working from
+ * the usual memory.  (tests/elf_perf.sh proves what perf sees.) */
+#include "config.h"
+
+#include "api/context.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long add1(long x)
+{
+    return x + 1;
+}
+
+static char dir[256];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "%s/perftramp-check-elf-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static perftramp *open_elf(const char *d)
+{
+    struct perftramp_options o = {.outputs = PERFTRAMP_ELF, .elf_dir = d};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_ptr_nonnull(pt);
+    return pt;
+}
+
+static long (*wrap(perftramp *pt, const char *name))(long)
+{
+    perftramp_fn f = perftramp_wrap(pt, (perftramp_fn)add1, name);
+    ck_assert_ptr_nonnull(f);
+    return (long (*)(long))f;
+}
+
+static int count_maps(const char *needle)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, needle) != NULL;
+    fclose(f);
+    return n;
+}
+
+static bool file_exists(const char *name)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+START_TEST(env_words)
+{
+    unsigned bits;
+    ck_assert_int_eq(pt_parse_outputs("elf", &bits), 0);
+    ck_assert_uint_eq(bits, PERFTRAMP_ELF);
+    ck_assert_int_eq(pt_parse_outputs("perfmap,elf", &bits), 0);
+    ck_assert_uint_eq(bits, PERFTRAMP_ELF | PERFTRAMP_PERF_MAP);
+    ck_assert_int_eq(pt_parse_outputs("all", &bits), 0);
+    ck_assert_uint_eq(bits & PERFTRAMP_ELF, 0); /* all: the four that leave nothing behind */
+}
+END_TEST
+
+START_TEST(file_written_and_trampolines_run)
+{
+    perftramp *pt = open_elf(dir);
+    long (*f)(long) = wrap(pt, "py::a");
+    ck_assert_int_eq(f(41), 42);
+    char name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    ck_assert(file_exists(name));
+    ck_assert_int_eq(count_maps(name), 2); /* the executable view and the writable one */
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    ck_assert(file_exists(name)); /* stays after close: perf reads it later */
+}
+END_TEST
+
+START_TEST(released_slot_not_recycled)
+{
+    perftramp *pt = open_elf(dir);
+    perftramp_fn a = (perftramp_fn)wrap(pt, "py::a");
+    ck_assert_int_eq(perftramp_release(pt, a), 0);
+    perftramp_fn b = (perftramp_fn)wrap(pt, "py::b");
+    ck_assert_ptr_ne((void *)a, (void *)b); /* a's address keeps its name in the file */
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    /* without ELF, the slot comes back at once */
+    struct perftramp_options o = {.outputs = 0};
+    pt = perftramp_open(&o);
+    a = perftramp_wrap(pt, (perftramp_fn)add1, "a");
+    ck_assert_int_eq(perftramp_release(pt, a), 0);
+    ck_assert_ptr_eq((void *)perftramp_wrap(pt, (perftramp_fn)add1, "b"), (void *)a);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(spent_file_unmapped)
+{
+    perftramp *pt = open_elf(dir);
+    enum { N = 3000 }; /* more than the first 64 KiB arena holds */
+    static perftramp_fn t[N];
+    char name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    for (int i = 0; i < N; i++)
+        t[i] = (perftramp_fn)wrap(pt, "py::many");
+    ck_assert_int_eq(count_maps(name), 2);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(perftramp_release(pt, t[i]), 0);
+    ck_assert_int_eq(count_maps(name), 0); /* every slot released: unmapped */
+    ck_assert(file_exists(name));          /* and the file stays */
+    long (*f)(long) = wrap(pt, "py::after");
+    ck_assert_int_eq(f(1), 2);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* A fault: the output is disabled with `want`, trampolines still work. */
+static void expect_disabled(perftramp *pt, int want)
+{
+    long (*f)(long) = wrap(pt, "py::f");
+    ck_assert_int_eq(f(1), 2);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), want);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+
+START_TEST(planted_symlink)
+{
+    char link[400], target[400], name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    snprintf(link, sizeof link, "%s/%s", dir, name);
+    snprintf(target, sizeof target, "%s/victim", dir);
+    ck_assert_int_eq(symlink(target, link), 0);
+    expect_disabled(open_elf(dir), EEXIST);
+    ck_assert_int_ne(access(target, F_OK), 0); /* nothing created through the link */
+}
+END_TEST
+
+START_TEST(directory_is_symlink)
+{
+    char link[400];
+    snprintf(link, sizeof link, "%s/link", dir);
+    ck_assert_int_eq(symlink(dir, link), 0);
+    expect_disabled(open_elf(link), ELOOP);
+}
+END_TEST
+
+START_TEST(foreign_directory)
+{
+    if (geteuid() != 0) {
+        printf("foreign_directory: not root, cannot give a directory away: not run\n");
+        return;
+    }
+    char sub[400];
+    snprintf(sub, sizeof sub, "%s/theirs", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    ck_assert_int_eq(chown(sub, 65534, 65534), 0);
+    expect_disabled(open_elf(sub), EPERM);
+}
+END_TEST
+
+START_TEST(noexec_directory)
+{
+    if (mount("tmpfs", dir, "tmpfs", MS_NOEXEC, "size=1m") < 0) {
+        printf("noexec_directory: cannot mount a noexec tmpfs (%s): not run\n", strerror(errno));
+        return;
+    }
+    expect_disabled(open_elf(dir), EACCES);
+    ck_assert_int_eq(umount(dir), 0);
+}
+END_TEST
+
+START_TEST(disk_full)
+{
+    /* in a child: RLIMIT_FSIZE below one arena file, SIGXFSZ ignored */
+    pid_t c = fork();
+    ck_assert_int_ge(c, 0);
+    if (c == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {16384, 16384};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        struct perftramp_options o = {.outputs = PERFTRAMP_ELF, .elf_dir = dir};
+        perftramp *pt = perftramp_open(&o);
+        long (*f)(long) = pt ? (long (*)(long))perftramp_wrap(pt, (perftramp_fn)add1, "py::f") : NULL;
+        int e = pt ? perftramp_output_error(pt, PERFTRAMP_ELF) : -1;
+        _exit(f && f(1) == 2 && e == EFBIG && perftramp_close(pt) == 0 ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+START_TEST(dead_process_files_cleaned)
+{
+    pid_t dead = fork();
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+    char gone[64], live[64], p[400];
+    snprintf(gone, sizeof gone, "perftramp-%ld-0.so", (long)dead);
+    snprintf(live, sizeof live, "perftramp-%ld-7.so", (long)getppid()); /* alive */
+    const char *names[] = {gone, live, "perftramp-notes.txt"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        int fd = open(p, O_CREAT | O_WRONLY, 0600);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    perftramp *pt = open_elf(dir);
+    ck_assert(!file_exists(gone));
+    ck_assert(file_exists(live));
+    ck_assert(file_exists("perftramp-notes.txt"));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(fork_child_parts)
+{
+    perftramp *pt = open_elf(dir);
+    long (*f)(long) = wrap(pt, "py::parent");
+    pid_t c = fork();
+    ck_assert_int_ge(c, 0);
+    if (c == 0) {
+        perftramp_after_fork_child(pt);
+        /* the child releases the parent's trampoline and makes its own:
+         * neither may touch the parent's code */
+        int ok = perftramp_release(pt, (perftramp_fn)f) == 0;
+        long (*g)(long) = (long (*)(long))perftramp_wrap(pt, (perftramp_fn)add1, "py::child");
+        ok = ok && g && g(2) == 3 && perftramp_output_error(pt, PERFTRAMP_ELF) == 0;
+        char name[64];
+        snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+        ok = ok && file_exists(name); /* the child's own file */
+        _exit(ok ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(f(41), 42); /* the parent's trampoline is intact */
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("elf");
+    TCase *tc = tcase_create("elf");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, env_words);
+    tcase_add_test(tc, file_written_and_trampolines_run);
+    tcase_add_test(tc, released_slot_not_recycled);
+    tcase_add_test(tc, spent_file_unmapped);
+    tcase_add_test(tc, planted_symlink);
+    tcase_add_test(tc, directory_is_symlink);
+    tcase_add_test(tc, foreign_directory);
+    tcase_add_test(tc, noexec_directory);
+    tcase_add_test(tc, disk_full);
+    tcase_add_test(tc, dead_process_files_cleaned);
+    tcase_add_test(tc, fork_child_parts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return pt_check_run(suite());
+}
