@@ -216,9 +216,10 @@ PERFTRAMP_API int perftramp_close(perftramp *pt);
  * jit-<pid>.dump (the old one is replaced).  An output that was disabled
  * by a failure is opened afresh when asked for again.
  * PERFTRAMP_ELF is different because code cannot move: enabling it makes
- * every arena created from then on an ELF file (trampolines already made
- * stay where they are, and the other outputs keep naming them); disabling
- * it puts new trampolines in ordinary memory again, while those already in
+ * new trampolines come from new arenas that are ELF files (those already
+ * made stay where they are and the other outputs keep naming them; a slot
+ * released before may still be reused in ordinary memory); disabling it
+ * puts new trampolines in ordinary memory again, while those already in
  * ELF files keep running there (their files stay, named as before).
  * Returns 0, or -1 with errno, and then nothing changed:
  *   EINVAL   pt NULL, an unknown bit

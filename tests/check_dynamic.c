@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -218,6 +219,94 @@ START_TEST(test_enable_bad_and_unwind)
     ck_assert_ptr_null(pt->slots.arenas[0]->unwind_handle);
     ck_assert_int_eq(t(41), 42);
     ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* ---- PERFTRAMP_ELF switched on and off ------------------------------- */
+
+/* The path of the mapping holding `addr`, "" for an anonymous one. */
+static void mapping_of(uintptr_t addr, char *path, size_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    path[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        int off = 0;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || addr < lo || addr >= hi)
+            continue;
+        snprintf(path, n, "%s", off ? line + off : "");
+        path[strcspn(path, "\n")] = 0;
+        break;
+    }
+    fclose(f);
+}
+
+static bool in_elf_file(perftramp_fn t, const char *elf_dir)
+{
+    char path[1024];
+    mapping_of((uintptr_t)t, path, sizeof path);
+    return strncmp(path, elf_dir, strlen(elf_dir)) == 0 && strstr(path, "/perftramp-") != NULL;
+}
+
+START_TEST(test_elf_switch)
+{
+    char elf_dir[1100];
+    snprintf(elf_dir, sizeof elf_dir, "%s/elf", dir);
+    ck_assert_int_eq(mkdir(elf_dir, 0700), 0);
+    struct perftramp_options o = {.outputs = 0, .jitdump_dir = dir, .elf_dir = elf_dir};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_ptr_nonnull(pt);
+    perftramp_fn a = perftramp_wrap(pt, (perftramp_fn)plus_one, "elf::a");
+    ck_assert_ptr_nonnull(a);
+    ck_assert(!in_elf_file(a, elf_dir));
+    /* enabled: new arenas are files; the trampoline made before stays in
+     * ordinary memory, and the perf map still gets it (replayed) */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_ELF | PERFTRAMP_PERF_MAP), 0);
+    ck_assert_uint_eq(perftramp_outputs(pt), PERFTRAMP_ELF | PERFTRAMP_PERF_MAP);
+    perftramp_fn b = perftramp_wrap(pt, (perftramp_fn)plus_one, "elf::b");
+    ck_assert_ptr_nonnull(b);
+    ck_assert(!in_elf_file(a, elf_dir));
+    ck_assert_msg(in_elf_file(b, elf_dir), "a trampoline wrapped after enabling PERFTRAMP_ELF is not in an ELF file");
+    char b_file[1024];
+    mapping_of((uintptr_t)b, b_file, sizeof b_file);
+    ck_assert_int_eq(((fn1)a)(1), 2);
+    ck_assert_int_eq(((fn1)b)(2), 3);
+    size_t len = 0;
+    uint8_t *map = ptt_read_file(map_path, &len);
+    ck_assert_ptr_nonnull(map);
+    ck_assert_ptr_nonnull(memmem(map, len, " elf::a\n", 8));
+    ck_assert_ptr_nonnull(memmem(map, len, " elf::b\n", 8));
+    free(map);
+    /* the file names b in its symbol table */
+    uint8_t *bytes = ptt_read_file(b_file, &len);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_ptr_nonnull(memmem(bytes, len, "elf::b", 7));
+    free(bytes);
+    /* disabled: new trampolines in ordinary memory, b still runs from its file */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP), 0);
+    ck_assert_uint_eq(perftramp_outputs(pt), PERFTRAMP_PERF_MAP);
+    perftramp_fn c = perftramp_wrap(pt, (perftramp_fn)plus_one, "elf::c");
+    ck_assert_ptr_nonnull(c);
+    ck_assert(!in_elf_file(c, elf_dir));
+    ck_assert(in_elf_file(b, elf_dir));
+    ck_assert_int_eq(((fn1)b)(3), 4);
+    ck_assert_int_eq(((fn1)c)(4), 5);
+    /* enabled again: a new file for the next arena */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_ELF), 0);
+    perftramp_fn d = perftramp_wrap(pt, (perftramp_fn)plus_one, "elf::d");
+    ck_assert_ptr_nonnull(d);
+    ck_assert(in_elf_file(d, elf_dir));
+    char d_file[1024];
+    mapping_of((uintptr_t)d, d_file, sizeof d_file);
+    ck_assert_str_ne(d_file, b_file);
+    ck_assert_int_eq(((fn1)d)(5), 6);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", elf_dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -500,6 +589,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_toggle_under_threads);
     tcase_add_test(tc, test_enable_bad_and_unwind);
+    tcase_add_test(tc, test_elf_switch);
     tcase_add_test(tc, test_wrap_at_debug_info);
     tcase_add_test(tc, test_publish_frameless);
     tcase_add_test(tc, test_publish_bad_input);

@@ -151,6 +151,11 @@ static int open_elf(struct perftramp *pt)
     pt->slots.elf_dir = &pt->elf;
     pt->slots.elf_on = true;
     pt->slots.elf_error = 0;
+    /* enabled on a running context (perftramp_set_outputs): the next
+     * never-used slot comes from a new arena, an ELF file, rather than
+     * from the rest of an ordinary one */
+    if (pt->slots.filling && !pt->slots.filling->mem.elf)
+        pt->slots.filling = NULL;
     return 0;
 }
 
