@@ -331,7 +331,7 @@ START_TEST(test_wrap_at_debug_info)
     struct pt_jd_record r;
     ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
     unsigned found = 0;
-    uint64_t debug_addr = 0;
+    uint64_t debug_addr = 0, debug_end = 0;
     unsigned debug_line = 0;
     while (pt_jd_next(&it, &r) == 1) {
         if (r.id == PT_JD_DEBUG_INFO) {
@@ -339,12 +339,22 @@ START_TEST(test_wrap_at_debug_info)
             uint32_t line;
             memcpy(&entry_addr, r.body + 16, 8);
             memcpy(&line, r.body + 24, 4);
-            ck_assert_uint_eq(r.nr_entry, 1);
+            /* the code's start and its end, the same file:line: the
+             * range perf inject's line table gives that line */
+            ck_assert_uint_eq(r.nr_entry, 2);
             ck_assert_uint_eq(entry_addr, r.code_addr);
             ck_assert_str_eq((const char *)r.body + 32, "hot.tiny");
+            const uint8_t *e2 = r.body + 32 + sizeof "hot.tiny";
+            uint32_t line2;
+            memcpy(&debug_end, e2, 8);
+            memcpy(&line2, e2 + 8, 4);
+            ck_assert_uint_eq(line2, line);
+            ck_assert_str_eq((const char *)e2 + 16, "hot.tiny");
             debug_addr = r.code_addr;
             debug_line = line;
         } else if (r.id == PT_JD_LOAD) {
+            if (strcmp(r.name, "fib") == 0 || strcmp(r.name, "g") == 0)
+                ck_assert_uint_eq(debug_end, r.code_addr + r.code_size);
             if (strcmp(r.name, "fib") == 0) {
                 ck_assert_uint_eq(debug_addr, r.code_addr);
                 ck_assert_uint_eq(debug_line, 7);

@@ -273,7 +273,7 @@ static int write_group(struct pt_jitdump *jd, const struct pt_tramp *t)
     size_t name_len = pt_perf_name(name, t->name);
     size_t unwind_len = t->unwind ? JD_UNWIND_FIXED + align8(t->unwind_len) : jd->unwind_len;
     size_t file_len = t->file && t->line ? strlen(t->file) : 0;
-    size_t debug_len = t->file && t->line ? align8(JD_DEBUG_FIXED + JD_DEBUG_ENTRY_FIXED + file_len + 1) : 0;
+    size_t debug_len = t->file && t->line ? align8(JD_DEBUG_FIXED + 2 * (JD_DEBUG_ENTRY_FIXED + file_len + 1)) : 0;
     size_t load_len = JD_LOAD_FIXED + name_len + 1 + t->size; /* code at the very end: no padding */
     if (file_len > UINT32_MAX || t->size > UINT32_MAX || t->unwind_len > UINT32_MAX) {
         errno = EOVERFLOW;
@@ -317,11 +317,18 @@ static int write_group(struct pt_jitdump *jd, const struct pt_tramp *t)
         p = put32(p, (uint32_t)debug_len);
         p = put64(p, ts);
         p = put64(p, t->addr); /* code_addr */
-        p = put64(p, 1);       /* nr_entry */
-        p = put64(p, t->addr); /* the entry's address: the code's start, raw */
-        p = put32(p, t->line);
-        p = put32(p, 0);       /* discrim */
-        memcpy(p, t->file, file_len + 1);
+        /* Two entries with the same line, at the code's start and at its
+         * end: perf inject's line table (genelf) ends each sequence at the
+         * last entry's address, so a lone entry would cover no byte and
+         * srcline would find nothing for samples inside the code. */
+        p = put64(p, 2); /* nr_entry */
+        for (int k = 0; k < 2; k++) {
+            p = put64(p, t->addr + (k ? t->size : 0)); /* raw run-time addresses */
+            p = put32(p, t->line);
+            p = put32(p, 0); /* discrim */
+            memcpy(p, t->file, file_len + 1);
+            p += file_len + 1;
+        }
         p = start + debug_len;
     }
     p = put32(p, JD_LOAD);
