@@ -108,7 +108,12 @@ struct perftramp_options {
      * (perftramp_output_error) and trampolines use the usual memory. */
     const char *elf_dir;
     /* 0.2: with PERFTRAMP_SIGNAL, the signal (e.g. SIGUSR2) that toggles
-     * the outputs of a running process (perftramp_set_outputs). */
+     * the outputs of a running process (perftramp_set_outputs): all off
+     * when any is on, else $PERFTRAMP's outputs, else those of `outputs`,
+     * else perf map + jitdump.  The handler only posts a semaphore; a
+     * helper thread switches.  In a forked child the switch resumes at
+     * its first perftramp_wrap (with PERFTRAMP_ATFORK) or at
+     * perftramp_after_fork_child; a signal before that waits for it. */
     int signal;
     unsigned reserved_0_2;    /* must be 0 */
 };

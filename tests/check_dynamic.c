@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -591,6 +592,56 @@ START_TEST(test_signal_switch)
 }
 END_TEST
 
+/* fork: the child has no helper thread until its first wrap (with
+ * PERFTRAMP_ATFORK) starts one; a signal before that waits for it.  The
+ * child's switch then works, closing does not hang, and the parent's
+ * switch is untouched. */
+START_TEST(test_signal_after_fork)
+{
+    unsetenv("PERFTRAMP");
+    struct perftramp_options o = {.jitdump_dir = dir, .flags = PERFTRAMP_SIGNAL | PERFTRAMP_ATFORK, .signal = SIGUSR2};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_msg(pt != NULL, "open: %s", strerror(errno));
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "before"));
+    pid_t c = fork();
+    ck_assert_int_ge(c, 0);
+    if (c == 0) {
+        int rc = 0;
+        if (raise(SIGUSR2) != 0)
+            rc |= 1;
+        usleep(200000);
+        if (perftramp_outputs(pt) != 0) /* no helper yet */
+            rc |= 2;
+        if (!perftramp_wrap(pt, (perftramp_fn)plus_one, "child"))
+            rc |= 4;
+        if (!wait_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP)) /* the waiting signal, acted on */
+            rc |= 8;
+        if (raise(SIGUSR2) != 0 || !wait_outputs(pt, 0))
+            rc |= 16;
+        if (perftramp_close(pt) != 0)
+            rc |= 32;
+        _exit(rc);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    char child_map[64];
+    snprintf(child_map, sizeof child_map, "/tmp/perf-%ld.map", (long)c);
+    bool child_map_written = access(child_map, F_OK) == 0;
+    unlink(child_map);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's switch: status 0x%x (bits: 1 raise, 2 on "
+                  "before its helper, 4 wrap, 8 not on after the wrap, 16 not off, 32 close)", st);
+    ck_assert_msg(child_map_written, "the child's switch wrote no map of its own");
+    ck_assert_uint_eq(perftramp_outputs(pt), 0);
+    ck_assert_int_eq(raise(SIGUSR2), 0);
+    ck_assert_msg(wait_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP), "the parent's switch after fork");
+    ck_assert_int_eq(raise(SIGUSR2), 0);
+    ck_assert(wait_outputs(pt, 0));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    printf("PROOF: dynamic.signal-fork proven child: signal before its first wrap waits, wrap starts the helper, "
+           "on/off/close; parent's switch unchanged\n");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("dynamic");
@@ -605,6 +656,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_publish_bad_input);
     tcase_add_test(tc, test_enable_100k);
     tcase_add_test(tc, test_signal_switch);
+    tcase_add_test(tc, test_signal_after_fork);
     suite_add_tcase(s, tc);
     return s;
 }

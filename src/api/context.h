@@ -98,6 +98,10 @@ unsigned pt_slot_name_line(const char *rec);
 /* signal_switch.c: PERFTRAMP_SIGNAL.  0, or -1 with errno. */
 int pt_signal_start(struct perftramp *pt, int signo);
 void pt_signal_stop(struct perftramp *pt);
+/* In a forked child: starts the helper thread fork did not copy (from an
+ * ordinary context, never from fork's child handler).  0, or -1 with
+ * errno; 0 at once when there is nothing to do. */
+int pt_signal_after_fork(struct perftramp *pt);
 
 
 /* Output bit -> index in output_error. */

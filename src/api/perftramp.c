@@ -323,6 +323,11 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         errno = ENOMEM;
         return NULL;
     }
+    /* PERFTRAMP_ATFORK: a forked child's first wrap resumes the switch
+     * (without it the child's outputs would still be the parent's files
+     * until perftramp_after_fork_child); a failure leaves the switch off */
+    if (pt->signal_slot && (pt->flags & PERFTRAMP_ATFORK))
+        (void)pt_signal_after_fork(pt);
     pthread_mutex_lock(&pt->lock);
     if (pt->fork_pending)
         write_child_files(pt); /* PERFTRAMP_ATFORK: the child's first wrap */
@@ -461,6 +466,8 @@ int perftramp_after_fork_child(perftramp *pt)
     }
     child_starts(pt);
     write_child_files(pt);
+    if (pt->signal_slot && pt_signal_after_fork(pt) < 0)
+        return -1;
     return 0;
 }
 
