@@ -98,6 +98,7 @@ if [ -f "$src/bench/python_overhead.sh" ]; then
     # shellcheck disable=SC2046
     stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 3)
 fi
+keys="$keys enable_ms_100k"; make -s -C "$build" tests/check_dynamic >/dev/null 2>&1 && stage enable_100k 300 env CK_RUN_CASE=enable100k "$build/tests/check_dynamic" || echo "enable_ms_100k: n/a (tests/check_dynamic does not build here: it needs Check)" >>"$log"
 
 # Derived ratios.
 r=$(ratio "$(value wrap_ns_jitdump)" "$(value write_floor_ns)")

@@ -46,6 +46,7 @@
 #define PERFTRAMP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* PERFTRAMP_VERSION ("MAJOR.MINOR.PATCH"), PERFTRAMP_VERSION_MAJOR,
  * _MINOR, _PATCH and PERFTRAMP_VERSION_NUMBER (0xMMmmpp) of this header. */
@@ -88,6 +89,7 @@ typedef struct perftramp perftramp;
 
 /* Flags for perftramp_options.flags. */
 #define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
+#define PERFTRAMP_SIGNAL   0x2u /* perftramp_options.signal toggles the outputs (see perftramp_set_outputs) */
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
  * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
@@ -98,13 +100,22 @@ typedef struct perftramp perftramp;
 struct perftramp_options {
     unsigned outputs;         /* PERFTRAMP_* output bits */
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
-    unsigned flags;           /* PERFTRAMP_ATFORK */
+    unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL */
     unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
     /* 0.2: PERFTRAMP_ELF's directory.  NULL: $PERFTRAMP_ELF_DIR, else
      * /tmp/perftramp-<euid> (created 0700).  It must be ours, a directory
      * (not a symlink) and allow exec; else the output is disabled
      * (perftramp_output_error) and trampolines use the usual memory. */
     const char *elf_dir;
+    /* 0.2: with PERFTRAMP_SIGNAL, the signal (e.g. SIGUSR2) that toggles
+     * the outputs of a running process (perftramp_set_outputs): all off
+     * when any is on, else $PERFTRAMP's outputs, else those of `outputs`,
+     * else perf map + jitdump.  The handler only posts a semaphore; a
+     * helper thread switches.  In a forked child the switch resumes at
+     * its first perftramp_wrap (with PERFTRAMP_ATFORK) or at
+     * perftramp_after_fork_child; a signal before that waits for it. */
+    int signal;
+    unsigned reserved_0_2;    /* must be 0 */
 };
 
 /* Creates a context.  opts == NULL reads the outputs from the environment
@@ -197,6 +208,99 @@ PERFTRAMP_API int perftramp_after_fork_child(perftramp *pt);
  * for NULL, or the errno of the first output that failed to close (the
  * context is freed anyway).  Not thread-safe with other calls on pt. */
 PERFTRAMP_API int perftramp_close(perftramp *pt);
+
+/* ---- 0.2: outputs of a running process, source lines, any JIT's code ---- */
+
+/* Changes the outputs of a live context to `outputs` (PERFTRAMP_* bits).
+ * Enabling an output sends it every live trampoline and every published
+ * code region, in address order: perf map lines, jitdump groups, unwinder
+ * registrations, GDB entries.  A trampoline wrapped concurrently appears
+ * exactly once (the switch holds the context's lock).  Disabling closes
+ * the output cleanly: a jitdump gets its CLOSE record, unwinder and GDB
+ * registrations are removed.  Enabling a jitdump again starts a new
+ * jit-<pid>.dump (the old one is replaced).  An output that was disabled
+ * by a failure is opened afresh when asked for again.
+ * PERFTRAMP_ELF is different because code cannot move: enabling it makes
+ * new trampolines come from new arenas that are ELF files (those already
+ * made stay where they are and the other outputs keep naming them; a slot
+ * released before may still be reused in ordinary memory); disabling it
+ * puts new trampolines in ordinary memory again, while those already in
+ * ELF files keep running there (their files stay, named as before).
+ * Returns 0, or -1 with errno, and then nothing changed:
+ *   EINVAL   pt NULL, an unknown bit
+ *   ENOTSUP, ENOMEM, or the errno of opening or writing an output.
+ * Thread-safe against wrap, release, publish and unpublish. */
+PERFTRAMP_API int perftramp_set_outputs(perftramp *pt, unsigned outputs);
+
+/* The outputs working now (a failed or refused output is not among them):
+ * 0 for a NULL context. */
+PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
+
+/* perftramp_wrap, with the interpreted function's source position: the
+ * jitdump gets a DEBUG_INFO record (file:line at the trampoline's address)
+ * before the LOAD, so `perf report --sort srcline` and `perf annotate`
+ * show it.  file NULL or line 0: the same as perftramp_wrap.  file is
+ * copied. */
+PERFTRAMP_API perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *name,
+                                             const char *file, unsigned line);
+
+/* Publishing any JIT's own code: the rows of its call-frame information,
+ * as data.  Each row is the rule change that holds from `offset` (bytes
+ * from the code's start) on.  Register numbers are the architecture's
+ * DWARF numbers; at offset 0 the architecture's entry rules hold (on
+ * x86-64: CFA = rsp+8, return address at CFA-8). */
+enum perftramp_cfi_op {
+    PERFTRAMP_CFI_DEF_CFA = 1,      /* CFA = reg + value */
+    PERFTRAMP_CFI_DEF_CFA_REGISTER, /* CFA = reg + (same offset) */
+    PERFTRAMP_CFI_DEF_CFA_OFFSET,   /* CFA = (same reg) + value */
+    PERFTRAMP_CFI_OFFSET,           /* reg saved at CFA + value */
+    PERFTRAMP_CFI_RESTORE,          /* reg back to its rule at entry */
+    PERFTRAMP_CFI_SAME_VALUE,
+    PERFTRAMP_CFI_UNDEFINED,
+};
+struct perftramp_cfi {
+    uint32_t offset;
+    uint16_t op;    /* enum perftramp_cfi_op */
+    uint16_t reg;
+    int32_t value;
+};
+
+/* One function of a JIT.  Grows by the same size-safe rule as
+ * perftramp_options: zero it or use designated initialisers. */
+struct perftramp_code {
+    const void *addr;                 /* executable address of the code */
+    size_t size;
+    const char *name;
+    const struct perftramp_cfi *cfi;  /* sorted by offset; NULL with n_cfi 0: the entry rules hold throughout */
+    size_t n_cfi;
+    const char *file;                 /* optional source file and line, for DEBUG_INFO; NULL/0 for none */
+    unsigned line;
+    unsigned reserved;                /* must be 0 (keeps the struct free of tail padding) */
+};
+
+/* Publishes code the caller generated to every enabled output: a perf map
+ * line; a jitdump [UNWINDING_INFO][DEBUG_INFO][LOAD] group written in one
+ * write (code bytes copied now); an FDE registered with the in-process
+ * unwinders (absolute pointers: the code may be anywhere); a GDB JIT
+ * entry.  name, file and the rows are copied.  Returns 0, or -1 with
+ * errno and nothing published:
+ *   EINVAL   pt, code, addr or name NULL, size 0, an unsorted row, an
+ *            offset outside the code, an unknown op or register, a
+ *            non-zero reserved field
+ *   EEXIST   the range overlaps a published region or a trampoline slot
+ *   ENOMEM   out of memory
+ * perftramp_publish is a macro passing the struct's size (like
+ * perftramp_open); the function reads the struct as 0.2 defined it. */
+PERFTRAMP_API int perftramp_publish_sized(perftramp *pt, const struct perftramp_code *code, size_t code_size);
+PERFTRAMP_API int perftramp_publish(perftramp *pt, const struct perftramp_code *code);
+#define perftramp_publish(pt, ...) perftramp_publish_sized((pt), (__VA_ARGS__), sizeof(struct perftramp_code))
+
+/* Withdraws a published region: its unwinder and GDB registrations are
+ * removed.  A perf map line cannot be unwritten and jitdump has no unload
+ * record: perf keeps naming the range until other code is published
+ * there.  Returns 0, or -1 with errno EINVAL when addr is not the start
+ * of a published region. */
+PERFTRAMP_API int perftramp_unpublish(perftramp *pt, const void *addr);
 
 /* The library version, "MAJOR.MINOR.PATCH". */
 PERFTRAMP_API const char *perftramp_version(void);

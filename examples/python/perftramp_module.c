@@ -39,6 +39,7 @@ PyMODINIT_FUNC PyInit__perftramp(void);
 static perftramp *pt;           /* opened by the first enable(), never reopened */
 static unsigned pt_outputs;     /* its outputs */
 static char *pt_outputs_text;   /* as the caller spelled them */
+static int pt_signal;          /* PERFTRAMP_SIGNAL's signal, 0: none */
 static int installed;          /* enable() installed our hook; disable() not yet called */
 static Py_ssize_t extra_index = -1;
 static pt_py_eval_fn previous_eval; /* what enable() found; disable() puts it back */
@@ -66,7 +67,11 @@ static perftramp_fn new_trampoline(PyCodeObject *co)
     if (!name)
         return NULL;
     snprintf(name, size, "py::%s:%s", qualname, filename);
-    perftramp_fn t = perftramp_wrap(pt, (perftramp_fn)pt_py_default_eval, name);
+    /* co_filename:co_firstlineno as the trampoline's source position: the
+     * jitdump's DEBUG_INFO, so `perf report --sort sym,srcline` shows
+     * fib.py:<line> for the frame */
+    perftramp_fn t = perftramp_wrap_at(pt, (perftramp_fn)pt_py_default_eval, name, filename,
+                                       co->co_firstlineno > 0 ? (unsigned)co->co_firstlineno : 0);
     PyMem_RawFree(name);
     if (t && pt_py_set_extra((PyObject *)co, extra_index, (void *)t) != 0) {
         PyErr_Clear();
@@ -116,6 +121,7 @@ static int parse_outputs(const char *text, unsigned *bits)
     static const struct { const char *word; unsigned bit; } words[] = {
         { "perfmap", PERFTRAMP_PERF_MAP }, { "jitdump", PERFTRAMP_JITDUMP },
         { "unwind", PERFTRAMP_UNWIND }, { "gdb", PERFTRAMP_GDB }, { "all", PERFTRAMP_ALL },
+        { "elf", PERFTRAMP_ELF },
     };
     *bits = 0;
     const char *p = text;
@@ -130,7 +136,7 @@ static int parse_outputs(const char *text, unsigned *bits)
             if (word)
                 PyErr_Format(PyExc_ValueError,
                              "unknown perftramp output '%U' (expected a comma list of "
-                             "perfmap, jitdump, unwind, gdb, all)", word);
+                             "perfmap, jitdump, unwind, gdb, all, elf)", word);
             Py_XDECREF(word);
             return -1;
         }
@@ -166,12 +172,13 @@ static int refuse_other_hook(pt_py_eval_fn current)
 
 static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = { "outputs", "jitdump_dir", NULL };
+    static char *kwlist[] = { "outputs", "jitdump_dir", "signal", NULL };
     const char *outputs = "jitdump,perfmap";
     const char *jitdump_dir = NULL;
+    int signo = 0;
     unsigned bits;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|sz:enable", kwlist, &outputs, &jitdump_dir))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|szi:enable", kwlist, &outputs, &jitdump_dir, &signo))
         return NULL;
     if (parse_outputs(outputs, &bits) != 0)
         return NULL;
@@ -184,20 +191,31 @@ static PyObject *py_enable(PyObject *self, PyObject *args, PyObject *kwargs)
     pt_py_eval_fn current = pt_py_get_eval(interp);
     if (current != our_eval && refuse_other_hook(current) != 0)
         return NULL;
-    if (pt && bits != pt_outputs) {
+    if (pt && (bits != pt_outputs || signo != pt_signal)) {
         PyErr_Format(PyExc_ValueError,
-                     "perftramp is already open with outputs \"%s\" in this process; "
-                     "its outputs cannot change", pt_outputs_text);
+                     "perftramp is already open with outputs \"%s\" (signal %d) in this process; "
+                     "enable() cannot change them (set_outputs() switches the outputs)",
+                     pt_outputs_text, pt_signal);
         return NULL;
     }
     if (!pt) {
+        /* with a signal (PERFTRAMP_SIGNAL): the outputs start off, and each
+         * signal toggles them (on: `outputs`, or $PERFTRAMP's when set) */
         struct perftramp_options opts = {
-            .outputs = bits, .jitdump_dir = jitdump_dir, .flags = PERFTRAMP_ATFORK,
+            .outputs = bits, .jitdump_dir = jitdump_dir,
+            .flags = PERFTRAMP_ATFORK | (signo ? PERFTRAMP_SIGNAL : 0), .signal = signo,
         };
         pt = perftramp_open(&opts);
         if (!pt)
-            return PyErr_Format(PyExc_OSError, "perftramp_open(outputs=\"%s\"): %s", outputs,
-                                strerror(errno));
+            return PyErr_Format(PyExc_OSError, "perftramp_open(outputs=\"%s\", signal=%d): %s", outputs,
+                                signo, strerror(errno));
+        if (signo && perftramp_set_outputs(pt, 0) != 0) {
+            int e = errno;
+            perftramp_close(pt);
+            pt = NULL;
+            return PyErr_Format(PyExc_OSError, "perftramp_set_outputs(0): %s", strerror(e));
+        }
+        pt_signal = signo;
         pt_outputs = bits;
         pt_outputs_text = PyMem_RawMalloc(strlen(outputs) + 1);
         if (pt_outputs_text)
@@ -252,6 +270,42 @@ static PyObject *py_hook_only(PyObject *self, PyObject *flag)
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_outputs(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const char *text = PyUnicode_AsUTF8(arg);
+    unsigned bits;
+    if (!text || parse_outputs(text, &bits) != 0)
+        return NULL;
+    if (!pt) {
+        PyErr_SetString(PyExc_RuntimeError, "perftramp.set_outputs(): call enable() first");
+        return NULL;
+    }
+    /* replays every trampoline made so far to the outputs turned on */
+    if (perftramp_set_outputs(pt, bits) != 0)
+        return PyErr_Format(PyExc_OSError, "perftramp_set_outputs(\"%s\"): %s", text, strerror(errno));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_outputs(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    static const struct { const char *word; unsigned bit; } words[] = {
+        { "perfmap", PERFTRAMP_PERF_MAP }, { "jitdump", PERFTRAMP_JITDUMP },
+        { "unwind", PERFTRAMP_UNWIND }, { "gdb", PERFTRAMP_GDB }, { "elf", PERFTRAMP_ELF },
+    };
+    unsigned bits = pt ? perftramp_outputs(pt) : 0;
+    char text[64] = "";
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (bits & words[i].bit) {
+            if (*text)
+                strcat(text, ",");
+            strcat(text, words[i].word);
+        }
+    return PyUnicode_FromString(text);
+}
+
 static PyObject *py_is_enabled(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -272,16 +326,26 @@ static void close_at_exit(void)
 
 static PyMethodDef methods[] = {
     { "enable", (PyCFunction)(void (*)(void))py_enable, METH_VARARGS | METH_KEYWORDS,
-      "enable(outputs=\"jitdump,perfmap\", jitdump_dir=None)\n--\n\n"
-      "Run every Python frame through a trampoline named py::<qualname>:<filename>.\n"
-      "outputs: comma list of perfmap, jitdump, unwind, gdb, all.  The first call\n"
-      "opens perftramp; the outputs cannot change later in the process.\n"
+      "enable(outputs=\"jitdump,perfmap\", jitdump_dir=None, signal=0)\n--\n\n"
+      "Run every Python frame through a trampoline named py::<qualname>:<filename>,\n"
+      "with co_filename:co_firstlineno as its source line (perf report --sort srcline).\n"
+      "outputs: comma list of perfmap, jitdump, unwind, gdb, all, elf.  The first call\n"
+      "opens perftramp; set_outputs() switches the outputs later.  signal (e.g.\n"
+      "signal.SIGUSR2): the outputs start off and each such signal toggles them\n"
+      "(kill -USR2 <pid>, then perf record -p <pid>).\n"
       "Raises RuntimeError, changing nothing, while CPython's own perf trampoline\n"
       "(-X perf, 3.12+) or another PEP 523 eval-frame hook is installed." },
     { "disable", py_disable, METH_NOARGS,
       "disable()\n--\n\nStop routing new frames through trampolines.  Frames already\n"
       "running keep theirs; enable() turns it back on with the same outputs.\n"
       "Puts back exactly the hook enable() found (CPython's default evaluator)." },
+    { "set_outputs", py_set_outputs, METH_O,
+      "set_outputs(outputs)\n--\n\nSwitch the outputs of the running process (a comma list as for\n"
+      "enable(); \"\" turns them all off).  Turning one on sends it every trampoline\n"
+      "made so far; a jitdump turned off gets its CLOSE record.  Raises OSError,\n"
+      "changing nothing, when an output cannot be opened." },
+    { "outputs", py_outputs, METH_NOARGS,
+      "outputs()\n--\n\nThe outputs working now, as a comma list (\"\" for none)." },
     { "is_enabled", py_is_enabled, METH_NOARGS, "is_enabled()\n--\n\nTrue while perftramp's eval-frame hook is installed." },
     { "_hook_only", py_hook_only, METH_O,
       "_hook_only(flag)\n--\n\nBenchmarks only: while true, the hook runs frames without trampolines." },

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <perftramp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,10 @@ static eval_fn entry_of(struct interp *in, struct function *fn)
     if (in->pt) {
         char name[256];
         snprintf(name, sizeof name, "tiny::%s", fn->name);
-        perftramp_fn t = perftramp_wrap(in->pt, (perftramp_fn)eval_function, name);
+        /* the script and the function's line: perf report --sort srcline
+         * shows hot.tiny:<line> for the trampoline (jitdump DEBUG_INFO) */
+        perftramp_fn t = perftramp_wrap_at(in->pt, (perftramp_fn)eval_function, name, in->path,
+                                           fn->line > 0 ? (unsigned)fn->line : 0);
         if (t)
             fn->entry = (eval_fn)t;
         else
@@ -179,10 +183,48 @@ __attribute__((noinline)) int64_t eval_function(struct interp *in, const struct 
     return ret;
 }
 
+/* $PERFTRAMP_SIGNAL: USR2, SIGUSR2 or a number; 0 when unset, -1 when bad. */
+static int signal_from_env(void)
+{
+    const char *v = getenv("PERFTRAMP_SIGNAL");
+    if (!v || !*v)
+        return 0;
+    if (strncmp(v, "SIG", 3) == 0)
+        v += 3;
+    static const struct { const char *name; int signo; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(v, names[i].name) == 0)
+            return names[i].signo;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end || n <= 0 || n >= NSIG ? -1 : (int)n;
+}
+
+/* Outputs from $PERFTRAMP, or, with $PERFTRAMP_SIGNAL (PERFTRAMP_SIGNAL),
+ * none until that signal arrives: then $PERFTRAMP's outputs (perf map and
+ * jitdump when it is unset) until the next one (`kill -USR2 <pid>`, then
+ * `perf record -p <pid>`). */
+static perftramp *open_perftramp(void)
+{
+    int signo = signal_from_env();
+    if (signo < 0) {
+        fprintf(stderr, "tiny: PERFTRAMP_SIGNAL=%s: not a signal (USR2, SIGUSR2 or a number)\n",
+                getenv("PERFTRAMP_SIGNAL"));
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!signo)
+        return perftramp_open(NULL);
+    struct perftramp_options o = {.outputs = 0, .flags = PERFTRAMP_SIGNAL, .signal = signo};
+    return perftramp_open(&o);
+}
+
 int tiny_run(struct program *prog)
 {
     struct interp in = { .path = prog->path };
-    in.pt = perftramp_open(NULL); /* outputs from $PERFTRAMP */
+    in.pt = open_perftramp(); /* outputs from $PERFTRAMP, or switched by $PERFTRAMP_SIGNAL */
     if (!in.pt)
         fprintf(stderr, "tiny: perftramp_open (PERFTRAMP=%s): %s; running without trampolines\n",
                 getenv("PERFTRAMP") ? getenv("PERFTRAMP") : "", strerror(errno));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* tiny: run a script.  Usage: tiny SCRIPT.tiny
  * PERFTRAMP=perfmap,jitdump,unwind,gdb in the environment turns perftramp's
- * outputs on (see docs/interpreter-guide.md). */
+ * outputs on (see docs/interpreter-guide.md); with PERFTRAMP_SIGNAL=USR2 too,
+ * they stay off until `kill -USR2 <pid>` turns them on (and off again). */
 #include "tiny.h"
 
 #include <errno.h>

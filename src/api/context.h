@@ -7,6 +7,7 @@
 
 #include "emit/layout.h"
 #include "mem/arena.h"
+#include "outputs/outputs.h"
 #include "mem/elf_arena.h"
 #include "perftramp.h"
 
@@ -18,11 +19,27 @@
 
 #define PT_N_OUTPUTS 5
 
+/* A published code region (api/publish.c), in perftramp.regions. */
+struct pt_region {
+    uintptr_t addr;
+    size_t size;
+    char *name, *file;      /* copies; file NULL for none */
+    unsigned line;
+    uint8_t *code;          /* the bytes as published (jitdump replays copy these) */
+    uint8_t *eh;            /* in-process .eh_frame: CIE + absptr FDE + terminator */
+    size_t eh_len;
+    uint8_t *jd_blob;       /* jitdump UNWINDING_INFO payload (genelf layout) */
+    size_t jd_blob_len, jd_eh_size;
+    void *unwind_handle;    /* outputs/unwind_register.c */
+};
+
+struct pt_signal_slot; /* api/signal_switch.c */
+
 struct perftramp {
     pthread_mutex_t lock;          /* slots, outputs */
     const struct pt_arch *arch;
     struct pt_layout layout;
-    unsigned outputs;              /* requested at open */
+    unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
     unsigned flags;
@@ -39,12 +56,53 @@ struct perftramp {
     struct pt_jitdump *jitdump;    /* owned by outputs/jitdump.c */
     struct pt_unwind *unwind;      /* owned by outputs/unwind_register.c */
     struct pt_gdb *gdb;            /* owned by outputs/gdb_jit.c */
+
+    struct pt_region **regions;    /* published code, sorted by address (each allocated: the unwinder holds &unwind_handle) */
+    size_t n_regions, cap_regions;
+    uint64_t jitdump_next_index;   /* code_index across jitdumps enabled again */
+
+    struct pt_signal_slot *signal_slot; /* PERFTRAMP_SIGNAL: the helper's slot */
+    unsigned signal_outputs;       /* what the signal turns on */
     /* PERFTRAMP_ELF: the directory the ELF arenas go to (open when
      * elf_open), as asked for (NULL: $PERFTRAMP_ELF_DIR, else the default) */
     struct pt_elf_dir elf;
     bool elf_open;
     char *elf_dir_opt;
 };
+
+/* perftramp.c: opening, closing and failing one output (one bit). */
+int pt_output_open(struct perftramp *pt, unsigned bit);
+void pt_output_close(struct perftramp *pt, unsigned bit);
+void pt_output_fail(struct perftramp *pt, unsigned bit, int e);
+
+/* switch.c: sends every live trampoline and published region, in address
+ * order, to the outputs in `bits` (already open).  With `strict`, the
+ * first failure stops it and returns -1 with errno; else a failing
+ * output is disabled (pt_output_fail) and the others go on.  Lock held. */
+int pt_replay(struct perftramp *pt, unsigned bits, bool strict);
+/* set_outputs with the lock held. */
+int pt_set_outputs_locked(struct perftramp *pt, unsigned outputs);
+
+/* publish.c */
+void pt_regions_free(struct perftramp *pt);
+void pt_region_tramp(const struct pt_region *r, struct pt_tramp *t);
+
+/* slot_name.c: what a slot keeps for the outputs: its name, and the
+ * source position of perftramp_wrap_at, in one allocation
+ * (name NUL file NUL line): a->names[i] still reads as the name. */
+size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line);
+void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned line);
+const char *pt_slot_name_file(const char *rec); /* NULL for none */
+unsigned pt_slot_name_line(const char *rec);
+
+/* signal_switch.c: PERFTRAMP_SIGNAL.  0, or -1 with errno. */
+int pt_signal_start(struct perftramp *pt, int signo);
+void pt_signal_stop(struct perftramp *pt);
+/* In a forked child: starts the helper thread fork did not copy (from an
+ * ordinary context, never from fork's child handler).  0, or -1 with
+ * errno; 0 at once when there is nothing to do. */
+int pt_signal_after_fork(struct perftramp *pt);
+
 
 /* Output bit -> index in output_error. */
 int pt_output_index(unsigned bit);

@@ -25,7 +25,9 @@
  * starts where the previous one ended, and this one moves to it. */
 _Static_assert(offsetof(struct perftramp_options, elf_dir) == PT_SIZED_END(struct perftramp_options, reserved),
                "elf_dir starts where reserved ended");
-_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, elf_dir),
+_Static_assert(offsetof(struct perftramp_options, signal) == PT_SIZED_END(struct perftramp_options, elf_dir),
+               "signal starts where elf_dir ended");
+_Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved_0_2),
                "struct perftramp_options must end with its last field");
 
 /* The struct as 0.1, the first release, defined it: no header ever had a
@@ -100,7 +102,8 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~PERFTRAMP_ATFORK) || o->pub.reserved) {
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL)) ||
+        o->pub.reserved || o->pub.reserved_0_2 || (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
         errno = EINVAL;
         return -1;
     }

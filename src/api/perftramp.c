@@ -26,7 +26,7 @@ int pt_output_index(unsigned bit)
 }
 
 /* Disables an output after a failure, recording errno `e`. */
-static void output_fail(struct perftramp *pt, unsigned bit, int e)
+void pt_output_fail(struct perftramp *pt, unsigned bit, int e)
 {
     int i = pt_output_index(bit);
     int expected = 0;
@@ -42,11 +42,13 @@ static size_t round_up(size_t v, size_t to)
 }
 
 /* Slot spacing: in jitdump mode perf maps [code, ALIGN8(code_size) +
- * mapped_size) per trampoline, and those ranges must not overlap. */
+ * mapped_size) per trampoline, and those ranges must not overlap.  Every
+ * context is spaced so: perftramp_set_outputs may enable a jitdump later,
+ * and the slots cannot move then. */
 static int compute_stride(struct perftramp *pt, size_t *stride)
 {
     *stride = round_up(pt->layout.size, pt->arch->code_align);
-    if (pt->outputs & PERFTRAMP_JITDUMP) {
+    {
         struct pt_buf blob;
         size_t eh_size;
         pt_buf_init(&blob, pt->arch->big_endian);
@@ -61,34 +63,69 @@ static int compute_stride(struct perftramp *pt, size_t *stride)
     return 0;
 }
 
-static void close_outputs(struct perftramp *pt, unsigned opened, int *first_error)
+void pt_output_close(struct perftramp *pt, unsigned bit)
 {
-    int e = 0;
-    if (opened & PERFTRAMP_GDB) {
+    switch (bit) {
+    case PERFTRAMP_GDB:
         for (size_t k = pt->slots.n_arenas; k-- > 0;)
             pt_gdb_arena_removed(pt->gdb, pt->slots.arenas[k]);
         pt_gdb_close(pt->gdb);
         pt->gdb = NULL;
-    }
-    if (opened & PERFTRAMP_UNWIND) {
-        pt_unwind_close(pt->unwind);
+        break;
+    case PERFTRAMP_UNWIND:
+        pt_unwind_close(pt->unwind); /* clears every arena's and region's handle */
         pt->unwind = NULL;
+        break;
+    case PERFTRAMP_JITDUMP: {
+        /* a forked child that never wrote its own dump still holds the
+         * parent's: no CLOSE record into that one */
+        bool write_close = pt_output_on(pt, PERFTRAMP_JITDUMP) && !pt->fork_pending;
+        pt->jitdump_next_index = pt_jitdump_next_index(pt->jitdump);
+        if (pt_jitdump_close(pt->jitdump, write_close) < 0)
+            pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
+        pt->jitdump = NULL;
+        break;
     }
-    /* a forked child that never wrote its own dump still holds the
-     * parent's: no CLOSE record into that one */
-    bool write_close = pt_output_on(pt, PERFTRAMP_JITDUMP) && !pt->fork_pending;
-    if ((opened & PERFTRAMP_JITDUMP) && pt_jitdump_close(pt->jitdump, write_close) < 0 && !e)
-        e = errno;
-    pt->jitdump = NULL;
-    if ((opened & PERFTRAMP_PERF_MAP) && pt_perfmap_close(pt->perfmap) < 0 && !e)
-        e = errno;
-    pt->perfmap = NULL;
+    case PERFTRAMP_PERF_MAP:
+        if (pt_perfmap_close(pt->perfmap) < 0)
+            pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
+        pt->perfmap = NULL;
+        break;
+    case PERFTRAMP_ELF:
+        /* Code cannot move: the ELF arenas that exist stay files (their
+         * trampolines keep running there, and the other outputs still see
+         * them).  New trampolines go to ordinary memory from now on: the
+         * filling ELF arena takes no more (as after fork).  The directory
+         * stays open for a later enable, and is closed with the context. */
+        pt->slots.elf_on = false;
+        if (pt->slots.filling && pt->slots.filling->mem.elf)
+            pt->slots.filling = NULL;
+        break;
+    }
+    atomic_fetch_and(&pt->active, ~bit);
+    pt->outputs &= ~bit;
+}
+
+static void close_outputs(struct perftramp *pt, unsigned opened, int *first_error)
+{
+    int before[PT_N_OUTPUTS];
+    for (int i = 0; i < PT_N_OUTPUTS; i++)
+        before[i] = atomic_load(&pt->output_error[i]);
+    static const unsigned order[] = {PERFTRAMP_ELF, PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP, PERFTRAMP_PERF_MAP};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+        if (opened & order[k])
+            pt_output_close(pt, order[k]);
+    int e = 0;
+    for (int i = 0; i < PT_N_OUTPUTS && !e; i++)
+        if (!before[i] && atomic_load(&pt->output_error[i]) && (pt_output_bits[i] & (PERFTRAMP_JITDUMP | PERFTRAMP_PERF_MAP)))
+            e = atomic_load(&pt->output_error[i]);
     if (first_error)
         *first_error = e;
 }
 
 static void destroy(struct perftramp *pt)
 {
+    pt_regions_free(pt);
     pt_slots_destroy(&pt->slots);
     if (pt->elf_open)
         pt_elf_dir_close(&pt->elf);
@@ -105,12 +142,20 @@ static void destroy(struct perftramp *pt)
  * wrap (pt_elf_arena_alloc). */
 static int open_elf(struct perftramp *pt)
 {
-    if (pt_elf_dir_open(&pt->elf, pt->elf_dir_opt, pt->pid) < 0)
-        return errno == ENOMEM ? -1 : PT_OUT_REFUSED;
-    pt->elf_open = true;
-    (void)pt_elf_dir_clean(pt->elf.fd); /* best effort: a file it cannot remove stays */
+    if (!pt->elf_open) { /* perftramp_set_outputs enabling it again: the directory is open */
+        if (pt_elf_dir_open(&pt->elf, pt->elf_dir_opt, pt->pid) < 0)
+            return errno == ENOMEM ? -1 : PT_OUT_REFUSED;
+        pt->elf_open = true;
+        (void)pt_elf_dir_clean(pt->elf.fd); /* best effort: a file it cannot remove stays */
+    }
     pt->slots.elf_dir = &pt->elf;
     pt->slots.elf_on = true;
+    pt->slots.elf_error = 0;
+    /* enabled on a running context (perftramp_set_outputs): the next
+     * never-used slot comes from a new arena, an ELF file, rather than
+     * from the rest of an ordinary one */
+    if (pt->slots.filling && !pt->slots.filling->mem.elf)
+        pt->slots.filling = NULL;
     return 0;
 }
 
@@ -118,17 +163,21 @@ static int open_elf(struct perftramp *pt)
 static void elf_fail(struct perftramp *pt, int e)
 {
     pt->slots.elf_on = false;
-    output_fail(pt, PERFTRAMP_ELF, e);
+    pt_output_fail(pt, PERFTRAMP_ELF, e);
 }
 
 /* Opens one output: 0, PT_OUT_REFUSED (errno says why) or -1. */
 static int open_output(struct perftramp *pt, unsigned bit)
 {
+    int r;
     switch (bit) {
     case PERFTRAMP_PERF_MAP:
         return pt_perfmap_open(&pt->perfmap, pt->pid);
     case PERFTRAMP_JITDUMP:
-        return pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid);
+        r = pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid);
+        if (r >= 0)
+            pt_jitdump_set_next_index(pt->jitdump, pt->jitdump_next_index);
+        return r;
     case PERFTRAMP_UNWIND:
         return pt_unwind_open(&pt->unwind);
     case PERFTRAMP_GDB:
@@ -138,6 +187,24 @@ static int open_output(struct perftramp *pt, unsigned bit)
     }
     errno = EINVAL;
     return -1;
+}
+
+/* Opens one output for perftramp_set_outputs: the state exists (bit in
+ * pt->outputs) and, unless refused, the output is active.  0, or -1. */
+int pt_output_open(struct perftramp *pt, unsigned bit)
+{
+    int r = open_output(pt, bit);
+    if (r < 0)
+        return -1;
+    pt->outputs |= bit;
+    int i = pt_output_index(bit);
+    if (r == PT_OUT_REFUSED) {
+        pt_output_fail(pt, bit, errno);
+        return 0;
+    }
+    atomic_store(&pt->output_error[i], 0);
+    atomic_fetch_or(&pt->active, bit);
+    return 0;
 }
 
 static void child_after_fork(void *ctx);
@@ -170,9 +237,10 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     pt_tag_seed(pt);
     int e = 0;
     size_t stride;
-    bool keep_names = o.outputs & (PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP | PERFTRAMP_GDB);
-    /* an ELF arena's .eh_frame is the in-arena one */
-    bool with_eh_frame = o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB | PERFTRAMP_ELF);
+    /* names and in-arena .eh_frame always: perftramp_set_outputs may
+     * enable any output later and replays every live trampoline to it */
+    bool keep_names = true;
+    bool with_eh_frame = true;
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, with_eh_frame, keep_names) < 0) {
         e = errno;
@@ -201,12 +269,19 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
         }
         opened |= bit;
         if (r == PT_OUT_REFUSED)
-            output_fail(pt, bit, errno); /* a refused file: disabled, errno recorded */
+            pt_output_fail(pt, bit, errno); /* a refused file: disabled, errno recorded */
         else
             atomic_fetch_or(&pt->active, bit);
     }
     if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, child_after_fork) < 0) {
         e = errno;
+        close_outputs(pt, opened, NULL);
+        goto fail;
+    }
+    if ((o.flags & PERFTRAMP_SIGNAL) && pt_signal_start(pt, o.signal) < 0) {
+        e = errno;
+        if (o.flags & PERFTRAMP_ATFORK)
+            pt_atfork_unregister(pt);
         close_outputs(pt, opened, NULL);
         goto fail;
     }
@@ -228,17 +303,31 @@ static void write_child_files(struct perftramp *pt);
 
 perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name)
 {
+    return perftramp_wrap_at(pt, target, name, NULL, 0);
+}
+
+perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *name, const char *file,
+                               unsigned line)
+{
     if (!pt || !target || !name) {
         errno = EINVAL;
         return NULL;
     }
+    if (!file || !line)
+        file = NULL, line = 0;
     /* "" is shown as [anonymous@0x<address>], known once the slot is */
     bool anonymous = *name == 0;
-    char *copy = NULL;
-    if (pt->slots.keep_names && !(copy = anonymous ? malloc(PT_ANON_NAME_SIZE) : strdup(name))) {
+    /* allocated before anything changes: a failed wrap leaves nothing */
+    char *rec = malloc(pt_slot_name_size(anonymous ? PT_ANON_NAME_SIZE : strlen(name), file, line));
+    if (!rec) {
         errno = ENOMEM;
         return NULL;
     }
+    /* PERFTRAMP_ATFORK: a forked child's first wrap resumes the switch
+     * (without it the child's outputs would still be the parent's files
+     * until perftramp_after_fork_child); a failure leaves the switch off */
+    if (pt->signal_slot && (pt->flags & PERFTRAMP_ATFORK))
+        (void)pt_signal_after_fork(pt);
     pthread_mutex_lock(&pt->lock);
     if (pt->fork_pending)
         write_child_files(pt); /* PERFTRAMP_ATFORK: the child's first wrap */
@@ -248,36 +337,36 @@ perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name
     if (pt_slot_alloc(&pt->slots, &a, &i, &new_arena) < 0) {
         int e = errno;
         pthread_mutex_unlock(&pt->lock);
-        free(copy);
+        free(rec);
         errno = e;
         return NULL;
     }
     if (pt->slots.elf_error && pt_output_on(pt, PERFTRAMP_ELF))
         elf_fail(pt, pt->slots.elf_error); /* no ELF arena could be made: this one is ordinary memory */
     if (new_arena && pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt->unwind, &pt->slots, a) < 0)
-        output_fail(pt, PERFTRAMP_UNWIND, errno);
-    uint8_t *w = pt_slot_w(&pt->slots, a, i);
+        pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
     uintptr_t x = pt_slot_x(&pt->slots, a, i);
+    char anon[PT_ANON_NAME_SIZE];
+    if (anonymous)
+        name = pt_anon_name(anon, x);
+    pt_slot_name_write(rec, name, file, line);
+    uint8_t *w = pt_slot_w(&pt->slots, a, i);
     pt_layout_write(&pt->layout, w, (uint64_t)(uintptr_t)target, pt_tag_next(pt));
     pt_icache_flush(pt->arch, x, pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;
-    char anon[PT_ANON_NAME_SIZE];
-    if (anonymous) {
-        name = pt_anon_name(anon, x);
-        if (copy)
-            memcpy(copy, anon, sizeof anon);
-    }
     if (a->names)
-        a->names[i] = copy;
+        a->names[i] = rec;
+    else
+        free(rec);
 
-    struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name};
+    struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name, .file = file, .line = line};
     if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt->perfmap, &t) < 0)
-        output_fail(pt, PERFTRAMP_PERF_MAP, errno);
+        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
     if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt->jitdump, &t) < 0)
-        output_fail(pt, PERFTRAMP_JITDUMP, errno);
+        pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
     if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
-        output_fail(pt, PERFTRAMP_GDB, errno);
+        pt_output_fail(pt, PERFTRAMP_GDB, errno);
     if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) && pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0)
         elf_fail(pt, errno);
     pthread_mutex_unlock(&pt->lock);
@@ -301,7 +390,7 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
     a->live_bits[i / 64] &= ~(1ull << (i % 64));
     a->live--;
     if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_remove(pt->gdb, a, i) < 0)
-        output_fail(pt, PERFTRAMP_GDB, errno);
+        pt_output_fail(pt, PERFTRAMP_GDB, errno);
     if (a->names) {
         free(a->names[i]);
         a->names[i] = NULL;
@@ -334,28 +423,7 @@ static unsigned reopen_output(struct perftramp *pt, unsigned bit, int r)
 {
     if (r == 0)
         return bit;
-    output_fail(pt, bit, errno);
-    return 0;
-}
-
-struct emit_live_arg {
-    struct perftramp *pt;
-    unsigned outputs; /* the file outputs to feed */
-};
-
-/* Sends one live trampoline to the file outputs in arg. */
-static int emit_live(struct pt_arena *a, size_t i, void *varg)
-{
-    struct emit_live_arg *arg = varg;
-    struct perftramp *pt = arg->pt;
-    struct pt_tramp t = {.addr = pt_slot_x(&pt->slots, a, i), .code = pt_slot_w(&pt->slots, a, i),
-                         .size = pt->layout.size, .name = a->names && a->names[i] ? a->names[i] : ""};
-    if ((arg->outputs & PERFTRAMP_PERF_MAP) && pt_output_on(pt, PERFTRAMP_PERF_MAP) &&
-        pt_perfmap_add(pt->perfmap, &t) < 0)
-        output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-    if ((arg->outputs & PERFTRAMP_JITDUMP) && pt_output_on(pt, PERFTRAMP_JITDUMP) &&
-        pt_jitdump_add(pt->jitdump, &t) < 0)
-        output_fail(pt, PERFTRAMP_JITDUMP, errno);
+    pt_output_fail(pt, bit, errno);
     return 0;
 }
 
@@ -369,10 +437,9 @@ static void write_child_files(struct perftramp *pt)
         reopened |= reopen_output(pt, PERFTRAMP_PERF_MAP, pt_perfmap_reopen(pt->perfmap, pt->pid));
     if (pt_output_on(pt, PERFTRAMP_JITDUMP))
         reopened |= reopen_output(pt, PERFTRAMP_JITDUMP, pt_jitdump_reopen(pt->jitdump, pt->pid));
-    /* the child's files hold every trampoline live in the child */
-    struct emit_live_arg arg = {pt, reopened};
+    /* the child's files hold every trampoline and region live in the child */
     if (reopened)
-        pt_for_each_live(&pt->slots, emit_live, &arg);
+        pt_replay(pt, reopened, false);
 }
 
 /* The child is single-threaded: a lock held by a vanished thread at fork
@@ -399,6 +466,8 @@ int perftramp_after_fork_child(perftramp *pt)
     }
     child_starts(pt);
     write_child_files(pt);
+    if (pt->signal_slot && pt_signal_after_fork(pt) < 0)
+        return -1;
     return 0;
 }
 
@@ -418,6 +487,8 @@ int perftramp_close(perftramp *pt)
         errno = EINVAL;
         return -1;
     }
+    if (pt->flags & PERFTRAMP_SIGNAL)
+        pt_signal_stop(pt);
     if (pt->flags & PERFTRAMP_ATFORK)
         pt_atfork_unregister(pt);
     int e = 0;

@@ -31,8 +31,17 @@ enum pt_cfi_op {
 
 struct pt_cfi {
     uint8_t op;      /* enum pt_cfi_op */
-    uint8_t reg;     /* DWARF register number */
-    int16_t offset;  /* bytes */
+    uint16_t reg;    /* DWARF register number */
+    int32_t offset;  /* bytes */
+};
+
+/* One rule change at a code offset: the form shared by the tables (each
+ * instruction's rules hold from the end of that instruction) and by code
+ * a JIT publishes (perftramp_publish's struct perftramp_cfi rows).  The
+ * emitter serializes both through pt_cfi_rows_program (emit/eh_frame.h). */
+struct pt_cfi_row {
+    uint32_t at;     /* code offset from which the rule holds */
+    struct pt_cfi cfi;
 };
 
 /* pc-relative fields the emitter fills from the layout: the distance from

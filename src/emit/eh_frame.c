@@ -107,24 +107,43 @@ int pt_cfi_op(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi *c)
     return -1;
 }
 
+int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi_row *rows, size_t n,
+                        size_t code_size)
+{
+    size_t loc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_cfi_row *r = &rows[i];
+        if (r->cfi.op == PT_CFI_NONE)
+            continue;
+        if (r->at >= code_size || r->at < loc) {
+            if (r->at >= code_size)
+                continue; /* rules after the last instruction describe no code */
+            errno = EINVAL; /* unsorted */
+            return -1;
+        }
+        if ((r->at - loc) % a->cie_code_align) {
+            errno = EINVAL; /* not a multiple of the code alignment factor */
+            return -1;
+        }
+        pt_cfi_advance(b, (r->at - loc) / a->cie_code_align);
+        loc = r->at;
+        if (pt_cfi_op(b, a, &r->cfi) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l)
 {
     const struct pt_arch *a = l->arch;
-    size_t loc = 0;
-    for (size_t i = 0; i < a->n_insns; i++) {
+    struct pt_cfi_row rows[PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI];
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_insns && i < PT_LAYOUT_MAX_INSNS; i++) {
         const struct pt_insn *in = &a->insns[i];
-        if (in->cfi[0].op == PT_CFI_NONE)
-            continue;
-        size_t after = l->insn_off[i] + in->len;
-        if (after >= l->code_len)
-            continue; /* rules after the last instruction describe no code */
-        pt_cfi_advance(b, (after - loc) / a->cie_code_align);
-        loc = after;
         for (int k = 0; k < PT_INSN_MAX_CFI && in->cfi[k].op != PT_CFI_NONE; k++)
-            if (pt_cfi_op(b, a, &in->cfi[k]) < 0)
-                return -1;
+            rows[n++] = (struct pt_cfi_row){.at = (uint32_t)(l->insn_off[i] + in->len), .cfi = in->cfi[k]};
     }
-    return 0;
+    return pt_cfi_rows_program(b, a, rows, n, l->code_len);
 }
 
 /* DW_CFA_nop up to a multiple of 8 bytes from the entry start (the
@@ -138,6 +157,11 @@ static void pad_entry(struct pt_buf *b, size_t start)
 
 size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a)
 {
+    return pt_eh_cie_enc(b, a, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
+}
+
+size_t pt_eh_cie_enc(struct pt_buf *b, const struct pt_arch *a, uint8_t fde_enc)
+{
     size_t start = b->len;
     pt_buf_u32(b, 0);   /* length, set by pad_entry */
     pt_buf_u32(b, 0);   /* CIE id */
@@ -147,7 +171,7 @@ size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a)
     pt_buf_sleb(b, a->cie_data_align);
     pt_buf_u8(b, a->ra_column);
     pt_buf_uleb(b, 1);  /* augmentation data length */
-    pt_buf_u8(b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
+    pt_buf_u8(b, fde_enc);
     for (int k = 0; k < PT_INSN_MAX_CFI && a->cie_initial[k].op != PT_CFI_NONE; k++)
         pt_cfi_op(b, a, &a->cie_initial[k]);
     pad_entry(b, start);
@@ -163,6 +187,20 @@ size_t pt_eh_fde(struct pt_buf *b, size_t cie_off, int64_t code_rel, uint64_t ra
     pt_buf_u32(b, (uint32_t)(code_rel - (int64_t)b->len)); /* pc_begin, pcrel */
     pt_buf_u32(b, (uint32_t)range);                     /* pc_range */
     pt_buf_uleb(b, 0);                                  /* augmentation data length */
+    pt_buf_put(b, program, program_len);
+    pad_entry(b, start);
+    return start;
+}
+
+size_t pt_eh_fde_abs(struct pt_buf *b, size_t cie_off, uint64_t pc_begin, uint64_t range,
+                     const uint8_t *program, size_t program_len)
+{
+    size_t start = b->len;
+    pt_buf_u32(b, 0);                               /* length */
+    pt_buf_u32(b, (uint32_t)(start + 4 - cie_off)); /* CIE pointer */
+    pt_buf_u64(b, pc_begin);                        /* absptr: 8 bytes on a 64-bit target */
+    pt_buf_u64(b, range);
+    pt_buf_uleb(b, 0);                              /* augmentation data length */
     pt_buf_put(b, program, program_len);
     pad_entry(b, start);
     return start;
@@ -202,13 +240,21 @@ int pt_eh_jitdump_blob(struct pt_buf *b, const struct pt_layout *l, size_t *eh_f
         pt_buf_free(&prog);
         return -1;
     }
+    int r = prog.failed ? (errno = ENOMEM, -1)
+                        : pt_eh_jitdump_blob_prog(b, l->arch, l->size, prog.data, prog.len, eh_frame_size);
+    pt_buf_free(&prog);
+    return r;
+}
+
+int pt_eh_jitdump_blob_prog(struct pt_buf *b, const struct pt_arch *a, size_t code_size, const uint8_t *program,
+                            size_t program_len, size_t *eh_frame_size)
+{
     size_t base = b->len;
     /* genelf: .text at 0, .eh_frame at ALIGN8(code_size) */
-    int64_t text_rel = -(int64_t)((l->size + 7) & ~(size_t)7);
-    size_t cie = pt_eh_cie(b, l->arch);
-    size_t fde = pt_eh_fde(b, cie, text_rel + (int64_t)base, l->size, prog.data, prog.len);
+    int64_t text_rel = -(int64_t)((code_size + 7) & ~(size_t)7);
+    size_t cie = pt_eh_cie(b, a);
+    size_t fde = pt_eh_fde(b, cie, text_rel + (int64_t)base, code_size, program, program_len);
     pt_eh_terminator(b);
-    pt_buf_free(&prog);
     size_t eh_size = b->len - base;
     struct pt_hdr_row row = {.pc = text_rel - (int64_t)eh_size, .fde = (int64_t)fde - (int64_t)b->len};
     pt_eh_hdr(b, -(int64_t)eh_size, &row, 1);

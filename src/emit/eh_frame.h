@@ -65,11 +65,26 @@ void pt_cfi_advance(struct pt_buf *b, uint64_t delta);
 /* Emits one rule change; returns -1 (errno EINVAL) for an offset that is
  * not a multiple of the data alignment factor. */
 int pt_cfi_op(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi *c);
-/* The FDE program of a laid-out table: advances computed from offsets. */
+/* The FDE program of rows sorted by offset, for code of code_size bytes:
+ * one advance per change of offset, rows at or past code_size dropped
+ * (they describe no code).  The one serializer of CFI: the tables go
+ * through it (pt_cfi_program) and so does published code (api/publish.c).
+ * -1 with errno EINVAL for an op the arch cannot encode. */
+int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi_row *rows, size_t n,
+                        size_t code_size);
+/* The FDE program of a laid-out table: its rows, then pt_cfi_rows_program. */
 int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l);
 
 /* Appends a CIE; returns its offset in b. */
 size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a);
+/* A CIE whose FDEs use pointer encoding `fde_enc`: pcrel|sdata4 (what
+ * pt_eh_cie writes) or DW_EH_PE_absptr, 8-byte absolute addresses that
+ * reach code anywhere (published code may be far from the heap). */
+size_t pt_eh_cie_enc(struct pt_buf *b, const struct pt_arch *a, uint8_t fde_enc);
+/* An FDE with absolute 8-byte pc_begin and pc_range (a CIE from
+ * pt_eh_cie_enc(..., DW_EH_PE_absptr)).  Returns its offset in b. */
+size_t pt_eh_fde_abs(struct pt_buf *b, size_t cie_off, uint64_t pc_begin, uint64_t range,
+                     const uint8_t *program, size_t program_len);
 /* Appends an FDE for code at `code_rel` bytes from the start of b's data
  * (code address minus the address b->data will have), covering `range`
  * bytes, with a prebuilt program.  Returns its offset in b. */
@@ -91,5 +106,8 @@ void pt_eh_hdr(struct pt_buf *b, int64_t eh_frame_rel, struct pt_hdr_row *rows, 
  * ALIGN8(code_size) after the code, the hdr right after it.  This is the
  * jitdump UNWINDING_INFO payload; the same for every trampoline. */
 int pt_eh_jitdump_blob(struct pt_buf *b, const struct pt_layout *l, size_t *eh_frame_size);
+/* The same for any code: code_size bytes described by an FDE program. */
+int pt_eh_jitdump_blob_prog(struct pt_buf *b, const struct pt_arch *a, size_t code_size, const uint8_t *program,
+                            size_t program_len, size_t *eh_frame_size);
 
 #endif

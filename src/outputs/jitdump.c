@@ -27,8 +27,13 @@
 
 /* tools/perf/util/jitdump.h */
 enum { JD_MAGIC = 0x4A695444, JD_VERSION = 1, JD_HEADER_SIZE = 40 };
-enum { JD_LOAD = 0, JD_CLOSE = 3, JD_UNWINDING_INFO = 4 };
+enum { JD_LOAD = 0, JD_DEBUG_INFO = 2, JD_CLOSE = 3, JD_UNWINDING_INFO = 4 };
 enum { JD_PREFIX = 16, JD_LOAD_FIXED = 56, JD_UNWIND_FIXED = 40 };
+/* DEBUG_INFO: prefix, u64 code_addr, u64 nr_entry, then entries
+ * {u64 addr, i32 lineno, i32 discrim, NUL-terminated file name}
+ * (tools/perf/util/jitdump.h, struct jr_code_debug_info/debug_entry);
+ * addresses are raw run-time addresses (docs/facts.md). */
+enum { JD_DEBUG_FIXED = 32, JD_DEBUG_ENTRY_FIXED = 16 };
 
 struct pt_jitdump {
     int fd;
@@ -250,18 +255,31 @@ static uint32_t current_tid(const struct pt_jitdump *jd)
     return (uint32_t)cached_tid;
 }
 
-/* One [UNWINDING_INFO][LOAD] group, one write. */
-static int write_group(struct pt_jitdump *jd, uintptr_t addr, const uint8_t *code, size_t code_size,
-                       const char *raw_name)
+static size_t align8(size_t v)
+{
+    return (v + 7) & ~(size_t)7;
+}
+
+/* One [UNWINDING_INFO][DEBUG_INFO][LOAD] group, one write.  The
+ * UNWINDING_INFO is the table's (built once) or the published code's own;
+ * DEBUG_INFO only when the code has a source position. */
+static int write_group(struct pt_jitdump *jd, const struct pt_tramp *t)
 {
     if (jd->fd < 0) {
         errno = EBADF;
         return -1;
     }
     char name[PT_PERF_NAME_MAX + 1];
-    size_t name_len = pt_perf_name(name, raw_name);
-    size_t load_len = JD_LOAD_FIXED + name_len + 1 + code_size; /* code at the very end: no padding */
-    size_t need = jd->unwind_len + load_len;
+    size_t name_len = pt_perf_name(name, t->name);
+    size_t unwind_len = t->unwind ? JD_UNWIND_FIXED + align8(t->unwind_len) : jd->unwind_len;
+    size_t file_len = t->file && t->line ? strlen(t->file) : 0;
+    size_t debug_len = t->file && t->line ? align8(JD_DEBUG_FIXED + 2 * (JD_DEBUG_ENTRY_FIXED + file_len + 1)) : 0;
+    size_t load_len = JD_LOAD_FIXED + name_len + 1 + t->size; /* code at the very end: no padding */
+    if (file_len > UINT32_MAX || t->size > UINT32_MAX || t->unwind_len > UINT32_MAX) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    size_t need = unwind_len + debug_len + load_len;
     if (need > UINT32_MAX) {
         errno = EOVERFLOW;
         return -1;
@@ -276,27 +294,71 @@ static int write_group(struct pt_jitdump *jd, uintptr_t addr, const uint8_t *cod
         jd->group_cap = need;
     }
     uint64_t ts = now_ns();
-    memcpy(jd->group, jd->unwind, jd->unwind_len);
-    put64(jd->group + 8, ts);
-    uint8_t *p = jd->group + jd->unwind_len;
+    uint8_t *p = jd->group;
+    if (t->unwind) {
+        memset(p, 0, unwind_len);
+        p = put32(p, JD_UNWINDING_INFO);
+        p = put32(p, (uint32_t)unwind_len);
+        p = put64(p, ts);
+        p = put64(p, t->unwind_len);                    /* unwinding_size */
+        p = put64(p, t->unwind_len - t->eh_frame_size); /* eh_frame_hdr_size */
+        p = put64(p, t->unwind_len);                    /* mapped_size */
+        memcpy(p, t->unwind, t->unwind_len);
+        p = jd->group + unwind_len;
+    } else {
+        memcpy(p, jd->unwind, jd->unwind_len);
+        put64(p + 8, ts);
+        p += jd->unwind_len;
+    }
+    if (debug_len) {
+        uint8_t *start = p;
+        memset(p, 0, debug_len);
+        p = put32(p, JD_DEBUG_INFO);
+        p = put32(p, (uint32_t)debug_len);
+        p = put64(p, ts);
+        p = put64(p, t->addr); /* code_addr */
+        /* Two entries with the same line, at the code's start and at its
+         * end: perf inject's line table (genelf) ends each sequence at the
+         * last entry's address, so a lone entry would cover no byte and
+         * srcline would find nothing for samples inside the code. */
+        p = put64(p, 2); /* nr_entry */
+        for (int k = 0; k < 2; k++) {
+            p = put64(p, t->addr + (k ? t->size : 0)); /* raw run-time addresses */
+            p = put32(p, t->line);
+            p = put32(p, 0); /* discrim */
+            memcpy(p, t->file, file_len + 1);
+            p += file_len + 1;
+        }
+        p = start + debug_len;
+    }
     p = put32(p, JD_LOAD);
     p = put32(p, (uint32_t)load_len);
     p = put64(p, ts);
     p = put32(p, (uint32_t)jd->pid);
     p = put32(p, current_tid(jd));
-    p = put64(p, addr);              /* vma */
-    p = put64(p, addr);              /* code_addr */
-    p = put64(p, code_size);
+    p = put64(p, t->addr);           /* vma */
+    p = put64(p, t->addr);           /* code_addr */
+    p = put64(p, t->size);
     p = put64(p, jd->code_index++);  /* never reused: names jitted-<pid>-<index>.so */
     memcpy(p, name, name_len + 1);
     p += name_len + 1;
-    memcpy(p, code, code_size);
+    memcpy(p, t->code, t->size);
     return append(jd, jd->group, need);
 }
 
 int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t)
 {
-    return write_group(jd, t->addr, t->code, t->size, t->name);
+    return write_group(jd, t);
+}
+
+uint64_t pt_jitdump_next_index(const struct pt_jitdump *jd)
+{
+    return jd->code_index;
+}
+
+void pt_jitdump_set_next_index(struct pt_jitdump *jd, uint64_t index)
+{
+    jd->code_index = index;
 }
 
 int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid)

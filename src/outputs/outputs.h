@@ -24,6 +24,15 @@ struct pt_tramp {
     const uint8_t *code;   /* its bytes (size of them) */
     size_t size;
     const char *name;
+    /* perftramp_wrap_at / published code: the source position for a
+     * jitdump DEBUG_INFO record (and, where that output exists, an ELF
+     * arena's .debug_line); NULL/0 for none */
+    const char *file;
+    unsigned line;
+    /* published code: its own .eh_frame + .eh_frame_hdr in genelf layout
+     * (emit/eh_frame.h pt_eh_jitdump_blob_prog); NULL: the table's */
+    const uint8_t *unwind;
+    size_t unwind_len, eh_frame_size;
 };
 
 /* out/perfmap.c: /tmp/perf-<pid>.map */
@@ -39,6 +48,10 @@ struct pt_jitdump;
 int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid);
 int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t);
 int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid);
+/* code_index of the next LOAD: a dump enabled again continues the count,
+ * so perf inject never reuses a jitted-<pid>-<index>.so name */
+uint64_t pt_jitdump_next_index(const struct pt_jitdump *jd);
+void pt_jitdump_set_next_index(struct pt_jitdump *jd, uint64_t index);
 /* write_close false: a disabled dump gets no CLOSE record */
 int pt_jitdump_close(struct pt_jitdump *jd, bool write_close);
 
@@ -49,6 +62,11 @@ int pt_unwind_open(struct pt_unwind **out);
 int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a);
 void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a);
 void pt_unwind_close(struct pt_unwind *u); /* deregisters what is left, in reverse order */
+/* Published code: a zero-terminated .eh_frame of absolute-pointer FDEs
+ * (any address), at `eh`, kept alive by the caller until removed.  *handle
+ * is set (and cleared by removal or pt_unwind_close). */
+int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void **handle);
+void pt_unwind_code_removed(struct pt_unwind *u, void **handle);
 
 /* out/gdb_jit.c: the GDB JIT interface, entries per chunk of slots */
 struct pt_gdb;

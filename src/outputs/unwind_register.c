@@ -51,7 +51,8 @@ typedef void (*pt_unw_word_fn)(uintptr_t);
 enum { PT_UNW_LIBGCC = 1, PT_UNW_LLVM_SECTION = 2, PT_UNW_LLVM_FDE = 4, PT_UNW_NONGNU = 8 };
 
 struct pt_unwind_reg {
-    struct pt_arena *arena;
+    struct pt_arena *arena; /* NULL for published code */
+    void **owner;           /* where the caller keeps this registration: cleared on removal */
     unsigned done;        /* PT_UNW_* actually registered */
     const void *eh;       /* the .eh_frame, at its executable address */
     uintptr_t *fdes;      /* LLVM per-FDE mode: the FDEs registered */
@@ -239,6 +240,7 @@ int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct 
         return -1;
     }
     r->arena = a;
+    r->owner = &a->unwind_handle;
     /* read where it executes: the pcrel pointers are relative to there */
     const uint8_t *eh = (const uint8_t *)(a->x + a->eh_off);
     r->eh = eh;
@@ -289,15 +291,12 @@ static void deregister(struct pt_unwind *u, struct pt_unwind_reg *r)
         u->llvm_remove_section((uintptr_t)r->eh);
     if (r->done & PT_UNW_LIBGCC)
         u->gcc_deregister(r->eh);
-    r->arena->unwind_handle = NULL;
+    *r->owner = NULL;
     free(r);
 }
 
-void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a)
+static void remove_reg(struct pt_unwind *u, struct pt_unwind_reg *r)
 {
-    struct pt_unwind_reg *r = a->unwind_handle;
-    if (!u || !r)
-        return;
     for (size_t k = 0; k < u->n_regs; k++)
         if (u->regs[k] == r) {
             memmove(&u->regs[k], &u->regs[k + 1], (u->n_regs - k - 1) * sizeof *u->regs);
@@ -305,6 +304,91 @@ void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a)
             break;
         }
     deregister(u, r);
+}
+
+void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a)
+{
+    if (u && a->unwind_handle)
+        remove_reg(u, a->unwind_handle);
+}
+
+/* Published code: the .eh_frame sits wherever malloc put it and its FDEs
+ * hold absolute addresses, so libgcc and LLVM libunwind reach code
+ * anywhere.  nongnu libunwind's table holds int32 offsets from a segment
+ * base: it gets the code only when the FDE lies within +-2 GiB of it. */
+int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void **handle)
+{
+    if (!u || !eh || !len) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (u->n_regs == u->cap_regs) {
+        size_t cap = u->cap_regs ? 2 * u->cap_regs : 8;
+        struct pt_unwind_reg **p = realloc(u->regs, cap * sizeof *p);
+        if (!p) {
+            errno = ENOMEM;
+            return -1;
+        }
+        u->regs = p;
+        u->cap_regs = cap;
+    }
+    struct pt_unwind_reg *r = calloc(1, sizeof *r);
+    if (!r) {
+        errno = ENOMEM;
+        return -1;
+    }
+    r->owner = handle;
+    r->eh = eh;
+    if (u->llvm_add_fde && !u->llvm_add_section && register_llvm_fdes(u, r, eh, len) < 0) {
+        free(r);
+        return -1;
+    }
+    if (r->fdes)
+        r->done |= PT_UNW_LLVM_FDE;
+    if (u->gcc_register) {
+        u->gcc_register(eh);
+        r->done |= PT_UNW_LIBGCC;
+    }
+    if (u->llvm_add_section) {
+        u->llvm_add_section((uintptr_t)eh);
+        r->done |= PT_UNW_LLVM_SECTION;
+    }
+#ifdef PT_HAVE_NONGNU_HEADERS
+    if (u->nongnu_register) {
+        size_t fde_off;
+        uint64_t pc_begin;
+        /* the first FDE: after the CIE; absptr pc_begin 8 bytes in */
+        if (list_fdes(eh, len, &fde_off, 1) == 1 && fde_off + 24 <= len) {
+            memcpy(&pc_begin, eh + fde_off + 8, 8);
+            uint64_t range;
+            memcpy(&range, eh + fde_off + 16, 8);
+            intptr_t rel = (intptr_t)((uintptr_t)eh + fde_off - (uintptr_t)pc_begin);
+            if (rel >= INT32_MIN && rel <= INT32_MAX && (r->table = malloc(2 * sizeof *r->table))) {
+                r->table[0] = 0;
+                r->table[1] = (int32_t)rel;
+                memset(&r->dyn, 0, sizeof r->dyn);
+                r->dyn.start_ip = (unw_word_t)pc_begin;
+                r->dyn.end_ip = (unw_word_t)(pc_begin + range);
+                r->dyn.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+                r->dyn.u.rti.name_ptr = (unw_word_t)(uintptr_t)"perftramp";
+                r->dyn.u.rti.segbase = (unw_word_t)pc_begin;
+                r->dyn.u.rti.table_len = 2 * sizeof(int32_t) / sizeof(unw_word_t);
+                r->dyn.u.rti.table_data = (unw_word_t)(uintptr_t)r->table;
+                u->nongnu_register(&r->dyn);
+                r->done |= PT_UNW_NONGNU;
+            }
+        }
+    }
+#endif
+    u->regs[u->n_regs++] = r;
+    *handle = r;
+    return 0;
+}
+
+void pt_unwind_code_removed(struct pt_unwind *u, void **handle)
+{
+    if (u && *handle)
+        remove_reg(u, *handle);
 }
 
 void pt_unwind_close(struct pt_unwind *u)

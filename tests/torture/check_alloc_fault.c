@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Allocation failure at every allocation site reached by perftramp_open
- * and perftramp_wrap: the call returns NULL with ENOMEM (or, for an
+ * and perftramp_wrap (and perftramp_set_outputs): the call returns NULL with ENOMEM (or, for an
  * output that fails while recording, disables that output as documented),
  * nothing leaks, nothing crashes, and the context stays usable. */
 #include "fault_alloc.h"
@@ -191,6 +191,66 @@ START_TEST(wrap_fails_cleanly)
 }
 END_TEST
 
+/* perftramp_set_outputs on a running context: each allocation of the
+ * enable (opening, then replaying the live trampolines) fails once.  A
+ * failed enable returns -1 with ENOMEM and changes nothing (no output on,
+ * no error recorded, no block more or less); an allocation an output
+ * absorbs leaves that output disabled with its error readable.  Either
+ * way the trampolines keep working and disabling frees everything. */
+START_TEST(set_outputs_fails_cleanly)
+{
+    unsigned outputs = output_sets[_i];
+    if (!outputs || !supported(outputs))
+        return;
+    size_t before = fa_live();
+    perftramp *pt = open_with(0);
+    ck_assert_ptr_nonnull(pt);
+    perftramp_fn keep[3];
+    for (unsigned k = 0; k < 3; k++)
+        ck_assert_ptr_nonnull(keep[k] = perftramp_wrap(pt, TT_FN(k), "live"));
+    unsigned long sites = 0, absorbed = 0;
+    for (unsigned long n = 1;; n++) {
+        size_t live = fa_live();
+        fa_arm(n);
+        errno = 0;
+        int r = perftramp_set_outputs(pt, outputs);
+        int e = errno;
+        bool fired = fa_fired();
+        fa_disarm();
+        if (r < 0) {
+            ck_assert_msg(fired, "set_outputs(%#x) failed without a fault: errno %d", outputs, e);
+            ck_assert_msg(e == ENOMEM, "set_outputs(%#x), allocation %lu failed: errno %d, want ENOMEM", outputs, n,
+                          e);
+            ck_assert_uint_eq(perftramp_outputs(pt), 0);
+            for (unsigned b = 1; b <= PERFTRAMP_GDB; b <<= 1)
+                ck_assert_int_eq(perftramp_output_error(pt, b), 0);
+            ck_assert_msg(fa_live() == live, "set_outputs(%#x), allocation %lu failed: %zd blocks changed", outputs,
+                          n, (ssize_t)(fa_live() - live));
+        } else {
+            if (fired)
+                absorbed++;
+            else
+                ck_assert_uint_eq(perftramp_outputs(pt), outputs);
+            ck_assert_int_eq(perftramp_set_outputs(pt, 0), 0);
+            ck_assert_msg(fa_live() == live, "set_outputs(%#x) then off, allocation %lu: %zd blocks changed", outputs,
+                          n, (ssize_t)(fa_live() - live));
+        }
+        for (unsigned k = 0; k < 3; k++)
+            ck_assert_int_eq(tt_call(keep[k], 5, 6), tt_expect(k, 5, 6));
+        if (!fired) {
+            sites = n - 1;
+            break;
+        }
+    }
+    wrap_works(pt, 3);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    ck_assert_msg(fa_live() == before, "set_outputs(%#x): %zd blocks leaked", outputs, (ssize_t)(fa_live() - before));
+    ck_assert_uint_gt(sites, 0);
+    printf("set_outputs(%#x) on a running context: %lu allocation sites, each failed once (%lu absorbed by an "
+           "output)\n", outputs, sites, absorbed);
+}
+END_TEST
+
 /* Each test runs in its own process (Check forks): remove the perf map
  * that process wrote to /tmp, so the suite leaves nothing behind. */
 static void remove_own_map(void)
@@ -209,6 +269,7 @@ int main(void)
     tcase_add_checked_fixture(tc, NULL, remove_own_map);
     tcase_add_loop_test(tc, open_fails_cleanly, 0, (int)N_SETS);
     tcase_add_loop_test(tc, wrap_fails_cleanly, 0, (int)N_SETS);
+    tcase_add_loop_test(tc, set_outputs_fails_cleanly, 0, (int)N_SETS);
     suite_add_tcase(s, tc);
     int failed = pt_check_run(s);
     tt_rmtree(scratch);

@@ -6,6 +6,9 @@
     ...
     perftramp.disable()
     perftramp.is_enabled()
+    perftramp.set_outputs("perfmap")   # switch a running process's outputs
+    perftramp.outputs()                # "perfmap"
+    perftramp.enable(signal=signal.SIGUSR2)  # outputs off until kill -USR2 <pid>
 
 or run a whole script:  python3 -m perftramp script.py [args]
 
@@ -13,6 +16,6 @@ enable() raises RuntimeError, changing nothing, while CPython's own perf
 trampoline (-X perf, -X perf_jit, sys.activate_stack_trampoline) or another
 PEP 523 eval-frame hook is installed.
 """
-from ._perftramp import disable, enable, is_enabled
+from ._perftramp import disable, enable, is_enabled, outputs, set_outputs
 
-__all__ = ["enable", "disable", "is_enabled"]
+__all__ = ["enable", "disable", "is_enabled", "set_outputs", "outputs"]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""python3 -m perftramp [--outputs LIST] [--jitdump-dir DIR] script.py [args]
+"""python3 -m perftramp [--outputs LIST] [--jitdump-dir DIR] [--signal SIG] script.py [args]
 python3 -m perftramp [--outputs LIST] -m module [args]
 
 Runs a script with perftramp enabled (CPython 3.11, 3.12, 3.13), as
@@ -7,10 +7,13 @@ Runs a script with perftramp enabled (CPython 3.11, 3.12, 3.13), as
 own trampoline; refuses while that one is active.
 LIST is a comma list of perfmap, jitdump, unwind, gdb, all; the default
 is $PERFTRAMP when set, else jitdump,perfmap.
+SIG (or $PERFTRAMP_SIGNAL): USR2, SIGUSR2 or a number; the outputs start
+off and `kill -USR2 <pid>` toggles them (then `perf record -p <pid>`).
 """
 import importlib.machinery
 import os
 import runpy
+import signal
 import sys
 import types
 
@@ -21,12 +24,13 @@ def main():
     args = sys.argv[1:]
     outputs = os.environ.get("PERFTRAMP") or "jitdump,perfmap"
     jitdump_dir = None
+    signame = os.environ.get("PERFTRAMP_SIGNAL") or ""
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--":
             break
         name, eq, value = opt.partition("=")
-        if name in ("--outputs", "--jitdump-dir") and not eq:
+        if name in ("--outputs", "--jitdump-dir", "--signal") and not eq:
             if not args:
                 sys.exit("perftramp: %s needs a value" % name)
             value = args.pop(0)
@@ -34,12 +38,15 @@ def main():
             outputs = value
         elif name == "--jitdump-dir":
             jitdump_dir = value
+        elif name == "--signal":
+            signame = value
         else:
             sys.exit("perftramp: unknown option %s\n%s" % (opt, __doc__))
     if not args:
         sys.exit(__doc__)
+    signo = signal_number(signame)
     try:
-        enable(outputs=outputs, jitdump_dir=jitdump_dir)
+        enable(outputs=outputs, jitdump_dir=jitdump_dir, signal=signo)
     except (RuntimeError, ValueError, OSError) as e:
         # e.g. python -X perf -m perftramp: CPython's own trampoline is active
         sys.exit("perftramp: %s" % e)
@@ -51,6 +58,18 @@ def main():
     else:
         sys.argv = args
         run_script(args[0])
+
+
+def signal_number(name):
+    """USR2, SIGUSR2 or a number -> the signal's number; "" -> 0."""
+    if not name:
+        return 0
+    if name.isdigit():
+        return int(name)
+    try:
+        return int(signal.Signals[name if name.startswith("SIG") else "SIG" + name])
+    except KeyError:
+        sys.exit("perftramp: %s is not a signal (USR2, SIGUSR2 or a number)" % name)
 
 
 def run_script(path):
