@@ -16,6 +16,7 @@ enum { CLI_OK = 0, CLI_INVALID = 1, CLI_USAGE = 2 };
 
 int cli_arch_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);
+int cli_cfi_main(int argc, char **argv); /* tools/cli_cfi.c */
 
 /* Classic hex dump: `indent`, offset (plus `base`), 16 bytes a line. */
 void cli_hexdump(FILE *out, const char *indent, const uint8_t *p, size_t n, uint64_t base);

@@ -24,6 +24,9 @@ static void usage(FILE *f)
             "                                     validate jitdump files (any producer, - for\n"
             "                                     standard input) against what perf will do;\n"
             "                                     --records lists every record with its offset\n"
+            "  perftramp cfi FILE [SYMBOL|ADDR]   print the FDE covering SYMBOL or ADDR (every FDE\n"
+            "                                     without one) of a linked ELF file as\n"
+            "                                     struct perftramp_cfi rows for perftramp_publish\n"
             "  perftramp --help | --version\n"
             "\n"
             "check exit status: 0 every file valid, 1 a file is invalid, 2 usage or I/O error.\n"
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
         return cli_arch_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cli_check_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "cfi") == 0)
+        return cli_cfi_main(argc - 1, argv + 1);
     fprintf(stderr, "perftramp: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;
