@@ -150,9 +150,13 @@ record() {
 dwarf_run() { # NAME -> sets hot ok
     local name=$1
     record "$name" jitdump dwarf -k 1 || return 1
-    perf inject --jit -i "$tmp/$name.data" -o "$tmp/$name.jit.data" 2>"$tmp/$name.inject.err" ||
+    # a HOME (build-id cache) per run: perf must not reuse another run's
+    # jitted .so files, whose code and so build-id may be the same
+    local home=$tmp/home.$name
+    mkdir -p "$home"
+    HOME=$home perf inject --jit -i "$tmp/$name.data" -o "$tmp/$name.jit.data" 2>"$tmp/$name.inject.err" ||
         { cat "$tmp/$name.inject.err"; bad "($name) perf inject --jit"; return 1; }
-    perf script -i "$tmp/$name.jit.data" -F comm,ip,sym,symoff,dso >"$tmp/$name.script" 2>/dev/null ||
+    HOME=$home perf script -i "$tmp/$name.jit.data" -F comm,ip,sym,symoff,dso >"$tmp/$name.script" 2>/dev/null ||
         { bad "($name) perf script"; return 1; }
     read -r hot ok < <(chain_stats "$CHAIN" "jitted-$pid-[0-9]+\\.so" <"$tmp/$name.script")
 }

@@ -148,12 +148,12 @@ int main(int argc, char **argv)
     if (strcmp(argv[2], "spin") == 0) {
         double until = cpu_seconds() + (argc > 3 ? atof(argv[3]) : 1.0);
         unsigned long rounds = 0;
-        int sink = 0;
+        unsigned sink = 0; /* wraps: only its last bit is printed */
         while (cpu_seconds() < until) {
-            sink += run(outer, 200000, 0);
+            sink += (unsigned)run(outer, 200000, 0);
             rounds++;
         }
-        printf("spun %lu rounds (%d)\n", rounds, sink & 1);
+        printf("spun %lu rounds (%u)\n", rounds, sink & 1u);
     } else if (strcmp(argv[2], "backtrace") == 0) {
         want_backtrace = true;
         run(outer, 10, 1);
