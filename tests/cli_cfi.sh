@@ -31,9 +31,10 @@ fail=0 checked="" ran=0
 check() {
     cc=$1 opt=$2 fn=$3 tag="$1 $2 $3"
     ran=$((ran + 1))
-    "$cc" "$opt" -fPIC -fasynchronous-unwind-tables -fno-omit-frame-pointer -S "$tmp/f.c" -o "$tmp/f.s" &&
-        "$cc" "$opt" -fPIC -fasynchronous-unwind-tables -fno-omit-frame-pointer -shared -nostdlib "$tmp/f.c" -o "$tmp/f.so" ||
-        { echo "FAIL: $tag: $cc cannot build"; fail=1; return; }
+    if ! "$cc" "$opt" -fPIC -fasynchronous-unwind-tables -fno-omit-frame-pointer -S "$tmp/f.c" -o "$tmp/f.s" ||
+        ! "$cc" "$opt" -fPIC -fasynchronous-unwind-tables -fno-omit-frame-pointer -shared -nostdlib "$tmp/f.c" -o "$tmp/f.so"; then
+        echo "FAIL: $tag: $cc cannot build"; fail=1; return
+    fi
     # the directives of fn, as "OP REG VALUE"
     awk -v fn="$fn" '
         $0 ~ "^" fn ":" { on = 1 }
