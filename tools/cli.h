@@ -18,6 +18,7 @@ int cli_arch_main(int argc, char **argv);
 int cli_check_main(int argc, char **argv);
 /* perftramp clean [DIR]: ELF arena files of processes that are gone. */
 int cli_clean_main(int argc, char **argv);
+int cli_cfi_main(int argc, char **argv); /* tools/cli_cfi.c */
 
 /* Classic hex dump: `indent`, offset (plus `base`), 16 bytes a line. */
 void cli_hexdump(FILE *out, const char *indent, const uint8_t *p, size_t n, uint64_t base);

@@ -27,6 +27,9 @@ static void usage(FILE *f)
             "  perftramp clean [DIR]              remove the ELF arena files (PERFTRAMP_ELF) of\n"
             "                                     processes that are gone (DIR: $PERFTRAMP_ELF_DIR,\n"
             "                                     else /tmp/perftramp-<uid>)\n"
+            "  perftramp cfi FILE [SYMBOL|ADDR]   print the FDE covering SYMBOL or ADDR (every FDE\n"
+            "                                     without one) of a linked ELF file as\n"
+            "                                     struct perftramp_cfi rows for perftramp_publish\n"
             "  perftramp --help | --version\n"
             "\n"
             "check exit status: 0 every file valid, 1 a file is invalid, 2 usage or I/O error.\n"
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
         return cli_check_main(argc - 1, argv + 1);
     if (strcmp(cmd, "clean") == 0)
         return cli_clean_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "cfi") == 0)
+        return cli_cfi_main(argc - 1, argv + 1);
     fprintf(stderr, "perftramp: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;

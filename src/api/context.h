@@ -31,6 +31,7 @@ struct pt_region {
     uint8_t *jd_blob;       /* jitdump UNWINDING_INFO payload (genelf layout) */
     size_t jd_blob_len, jd_eh_size;
     void *unwind_handle;    /* outputs/unwind_register.c */
+    void *gdb_handle;       /* outputs/gdb_jit.c */
 };
 
 struct pt_signal_slot; /* api/signal_switch.c */
@@ -86,6 +87,8 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned outputs);
 /* publish.c */
 void pt_regions_free(struct perftramp *pt);
 void pt_region_tramp(const struct pt_region *r, struct pt_tramp *t);
+/* publish.c: registers a region with the GDB output (pt->gdb open) */
+int pt_region_gdb_add(struct perftramp *pt, struct pt_region *r);
 
 /* slot_name.c: what a slot keeps for the outputs: its name, and the
  * source position of perftramp_wrap_at, in one allocation

@@ -77,6 +77,12 @@ void pt_region_tramp(const struct pt_region *r, struct pt_tramp *t)
                            .eh_frame_size = r->jd_eh_size};
 }
 
+int pt_region_gdb_add(struct perftramp *pt, struct pt_region *r)
+{
+    const struct pt_gdb_code c = {.addr = r->addr, .size = r->size, .name = r->name, .eh = r->eh, .eh_len = r->eh_len};
+    return pt_gdb_code_add(pt->gdb, &c, &r->gdb_handle);
+}
+
 static void region_free(struct pt_region *r)
 {
     free(r->name);
@@ -239,6 +245,8 @@ int perftramp_publish_sized(perftramp *pt, const struct perftramp_code *code, si
         pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
     if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt->jitdump, &t) < 0)
         pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
+    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_region_gdb_add(pt, r) < 0)
+        pt_output_fail(pt, PERFTRAMP_GDB, errno);
     pthread_mutex_unlock(&pt->lock);
     return 0;
 }
@@ -264,6 +272,7 @@ int perftramp_unpublish(perftramp *pt, const void *addr)
     }
     struct pt_region *r = pt->regions[at];
     pt_unwind_code_removed(pt->unwind, &r->unwind_handle);
+    pt_gdb_code_removed(pt->gdb, &r->gdb_handle);
     memmove(&pt->regions[at], &pt->regions[at + 1], (pt->n_regions - at - 1) * sizeof *pt->regions);
     pt->n_regions--;
     pthread_mutex_unlock(&pt->lock);

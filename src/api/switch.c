@@ -86,6 +86,14 @@ static int gdb_slot(struct pt_arena *a, size_t i, void *arg)
     return pt_gdb_add(pt->gdb, a, i) < 0 ? -1 : 0;
 }
 
+static int gdb_regions(struct perftramp *pt)
+{
+    for (size_t k = 0; k < pt->n_regions; k++)
+        if (!pt->regions[k]->gdb_handle && pt_region_gdb_add(pt, pt->regions[k]) < 0)
+            return -1;
+    return 0;
+}
+
 int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
 {
     if ((bits & PERFTRAMP_UNWIND) && pt_output_on(pt, PERFTRAMP_UNWIND) && replay_unwind(pt, strict) < 0) {
@@ -93,7 +101,7 @@ int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
             return -1;
         pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
     }
-    if ((bits & PERFTRAMP_GDB) && pt_output_on(pt, PERFTRAMP_GDB) && pt_for_each_live(&pt->slots, gdb_slot, pt) != 0) {
+    if ((bits & PERFTRAMP_GDB) && pt_output_on(pt, PERFTRAMP_GDB) && (pt_for_each_live(&pt->slots, gdb_slot, pt) != 0 || gdb_regions(pt) < 0)) {
         if (strict)
             return -1;
         pt_output_fail(pt, PERFTRAMP_GDB, errno);

@@ -74,7 +74,20 @@ int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *s);
 int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index);
 int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index);
 void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a);
-void pt_gdb_close(struct pt_gdb *g); /* after pt_gdb_arena_removed for every arena */
+void pt_gdb_close(struct pt_gdb *g); /* after pt_gdb_arena_removed for every arena; drops published code */
+/* Published code: entries batch up to PT_GDB_BATCH_CODES regions each (one
+ * .text per region, one .eh_frame for all).  `eh` is a zero-terminated
+ * .eh_frame of absolute-pointer FDEs; name and eh stay alive until removed.
+ * *handle is set, and cleared by removal or pt_gdb_close. */
+struct pt_gdb_code {
+    uintptr_t addr;
+    size_t size;
+    const char *name;
+    const uint8_t *eh;
+    size_t eh_len;
+};
+int pt_gdb_code_add(struct pt_gdb *g, const struct pt_gdb_code *c, void **handle);
+void pt_gdb_code_removed(struct pt_gdb *g, void **handle);
 
 /* out/elf_symbols.c: PERFTRAMP_ELF, the name of slot `slot` of a
  * file-backed ELF arena (mem/elf_arena.h) in its .symtab. */

@@ -10,6 +10,9 @@
 # (cfi-boundaries N/N: N = the table's instructions + 1, see the harness),
 # and three proof lines per architecture:
 #   PROOF: arch.<arch>.executed|unwound|every-boundary proven|failed|not-run <detail>
+# It also runs tests/arch/frameless.c (a hand-written frameless function
+# published with perftramp_publish, unwound by libgcc) on each and prints
+#   PROOF: publish.frameless-<arch> ...   (x86_64's is tests/check_dynamic's)
 # An arch whose tools are missing is reported as SKIP with the reason and
 # its proofs as not-run; the test exits 77 when no foreign arch could run,
 # and fails on a SKIP when $CI is set (CI installs everything: a skip
@@ -51,6 +54,7 @@ if [ "${PT_ARCH_TESTS:-1}" = 0 ]; then
         for id in executed unwound every-boundary; do
             echo "PROOF: arch.$name.$id not-run PT_ARCH_TESTS=0"
         done
+        [ "$name" = x86_64 ] || echo "PROOF: publish.frameless-$name not-run PT_ARCH_TESTS=0"
     done
     echo "SKIP: PT_ARCH_TESTS=0"
     exit 77
@@ -69,6 +73,7 @@ proof_all() {
     for id in executed unwound every-boundary; do
         echo "PROOF: arch.$1.$id $2 $3" >> "$proofs"
     done
+    [ "$1" = x86_64 ] || echo "PROOF: publish.frameless-$1 $2 $3" >> "$proofs"
 }
 
 for sym in $syms; do
@@ -125,19 +130,24 @@ for sym in $syms; do
     ready="$ready $name"
 done
 
-# Builds one arch's harness (static: runs under qemu-user without a sysroot).
+# Builds one arch's harnesses (static: run under qemu-user without a
+# sysroot): the library's objects once, linked into foreign_contract and
+# frameless.
 build_one() {
     # shellcheck source=/dev/null # written above
     . "$work/$1.env"
     t0=$(date +%s)
     # -fasynchronous-unwind-tables: Debian's riscv64 gcc turns unwind
     # tables off; the unwind test walks through the harness's own frames.
+    flags="-std=c11 -O2 -g -static -pthread -Wall -Wextra -fasynchronous-unwind-tables -fno-omit-frame-pointer
+           -fno-optimize-sibling-calls $extra $config -I$build -I$src/include -I$src/src -I$incdir"
+    mkdir -p "$work/$1.obj"
     # shellcheck disable=SC2086
-    if $cc -std=c11 -O2 -g -static -pthread -Wall -Wextra \
-            -fasynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
-            $extra $config -I"$build" -I"$src/include" -I"$src/src" -I"$incdir" \
-            "$src"/src/*/*.c "$src/tests/arch/foreign_contract.c" \
-            -L"$ffilib" -lffi -ldl -o "$work/foreign_contract-$1" > "$work/$1.build.log" 2>&1; then
+    if (cd "$work/$1.obj" && $cc $flags -c "$src"/src/*/*.c) > "$work/$1.build.log" 2>&1 &&
+        $cc $flags "$work/$1.obj"/*.o "$src/tests/arch/foreign_contract.c" \
+            -L"$ffilib" -lffi -ldl -o "$work/foreign_contract-$1" >> "$work/$1.build.log" 2>&1 &&
+        $cc $flags "$work/$1.obj"/*.o "$src/tests/arch/frameless.c" \
+            -L"$ffilib" -lffi -ldl -o "$work/frameless-$1" >> "$work/$1.build.log" 2>&1; then
         echo 0 > "$work/$1.build.rc"
     else
         echo 1 > "$work/$1.build.rc"
@@ -188,6 +198,20 @@ for name in $ready; do
         [ -n "$v" ] || v="failed the harness printed no verdict (exit $rc)"
         echo "PROOF: arch.$name.$id $v ($how)" >> "$proofs"
     done
+    # the frameless function published with its rows (tests/arch/frameless.c)
+    # shellcheck disable=SC2086
+    $tmo $run "$work/frameless-$name" > "$work/$name.frameless.out" 2>&1
+    frc=$?
+    sed "s/^/# $name frameless: /" "$work/$name.frameless.out"
+    v=$(sed -n "s/^proof: frameless //p" "$work/$name.frameless.out" | head -n 1)
+    [ -n "$v" ] || v="failed frameless printed no verdict (exit $frc)"
+    if [ $frc -eq 0 ] && grep -q ' 0 failed$' "$work/$name.frameless.out"; then
+        say "arch $name: frameless published function unwound to main ($how)"
+    else
+        say "arch $name: FAIL frameless exit $frc ($how)"
+        bad=$((bad + 1))
+    fi
+    [ "$name" = x86_64 ] || echo "PROOF: publish.frameless-$name $v ($how)" >> "$proofs"
 done
 
 cat "$proofs"
