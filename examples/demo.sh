@@ -280,4 +280,9 @@ else
 fi
 
 echo
+echo "--- 4. Switched on in a running process: kill -USR2, then perf record -p"
+PT_SRCDIR=$srcdir PT_BUILDDIR=$builddir PERF=$perf sh "$srcdir/examples/tiny/demo-signal.sh" ||
+    die "the signal part failed"
+
+echo
 echo "=== demo done in $(( $(date +%s) - start ))s; temporary files removed"
