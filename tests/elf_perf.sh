@@ -30,23 +30,8 @@ MIN_HOT=100
 MIN_EDGE=20
 
 PROOF_IDS="output.elf-dwarf output.elf-fdes output.elf-fp output.elf-attach output.elf-late-name output.elf-lint"
-declare -A proof=() why=()
-prove() { proof[$1]=$2; why[$1]=$3; }
-# shellcheck disable=SC2317 # called from the EXIT trap
-print_proofs() {
-    local id
-    for id in $PROOF_IDS; do
-        echo "PROOF: $id ${proof[$id]:-not-run} ${why[$id]:-the test stopped before this part}"
-    done
-}
-skip() {
-    local id
-    for id in $PROOF_IDS; do [ -n "${proof[$id]:-}" ] || prove "$id" not-run "$*"; done
-    echo "SKIP: $*"
-    exit 77
-}
-failed=0
-bad() { echo "FAIL: $*"; failed=1; }
+# shellcheck source=tests/proof_lib.sh
+. "${PT_SRCDIR:-.}/tests/proof_lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-elf-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 bg=

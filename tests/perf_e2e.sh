@@ -41,23 +41,8 @@ COLLAPSED=50     # a broken-on-purpose run must fall below this percentage
 
 # ---- proof lines --------------------------------------------------------
 PROOF_IDS="output.jitdump output.perf-dwarf output.perfmap output.perf-fp perf.hidden-rbp perf.trampoline-pcs"
-declare -A proof=() why=()
-prove() { proof[$1]=$2; why[$1]=$3; } # id proven|failed|not-run detail
-# shellcheck disable=SC2317 # called from the EXIT trap
-print_proofs() {
-    local id
-    for id in $PROOF_IDS; do
-        echo "PROOF: $id ${proof[$id]:-not-run} ${why[$id]:-the test stopped before this part}"
-    done
-}
-skip() {
-    local id
-    for id in $PROOF_IDS; do [ -n "${proof[$id]:-}" ] || prove "$id" not-run "$*"; done
-    echo "SKIP: $*"
-    exit 77
-}
-failed=0
-bad() { echo "FAIL: $*"; failed=1; } # a failed check; the other parts still run
+# shellcheck source=tests/proof_lib.sh
+. "${PT_SRCDIR:-.}/tests/proof_lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-e2e-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 maps=()

@@ -28,23 +28,8 @@ SECONDS_OF_WORK=${PT_PERF_SECONDS:-1}
 MIN_HOT=100
 
 PROOF_IDS="tcc.backtrace tcc.cxx-exception tcc.gdb tcc.perf-dwarf tcc.perf-fp"
-declare -A proof=() why=()
-prove() { proof[$1]=$2; why[$1]=$3; }
-# shellcheck disable=SC2317 # the EXIT trap
-print_proofs() {
-    local id
-    for id in $PROOF_IDS; do
-        echo "PROOF: $id ${proof[$id]:-not-run} ${why[$id]:-the test stopped before this part}"
-    done
-}
-skip() {
-    local id
-    for id in $PROOF_IDS; do [ -n "${proof[$id]:-}" ] || prove "$id" not-run "$*"; done
-    echo "SKIP: $*"
-    exit 77
-}
-failed=0
-bad() { echo "FAIL: $*"; failed=1; }
+# shellcheck source=tests/proof_lib.sh
+. "${PT_SRCDIR:-.}/tests/proof_lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-tcc-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 maps=()

@@ -24,23 +24,8 @@ MIN_SAMPLES=100
 PCT_OK=90
 
 PROOF_IDS="dynamic.srcline dynamic.signal-perf-fp dynamic.signal-perf-dwarf"
-declare -A proof=() why=()
-prove() { proof[$1]=$2; why[$1]=$3; }
-# shellcheck disable=SC2317 # called from the EXIT trap
-print_proofs() {
-    local id
-    for id in $PROOF_IDS; do
-        echo "PROOF: $id ${proof[$id]:-not-run} ${why[$id]:-the test stopped before this part}"
-    done
-}
-skip() {
-    local id
-    for id in $PROOF_IDS; do [ -n "${proof[$id]:-}" ] || prove "$id" not-run "$*"; done
-    echo "SKIP: $*"
-    exit 77
-}
-failed=0
-bad() { echo "FAIL: $*"; failed=1; }
+# shellcheck source=tests/proof_lib.sh
+. "${PT_SRCDIR:-.}/tests/proof_lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-tiny-perf-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 bg=
