@@ -140,15 +140,15 @@ START_TEST(long_names_past_the_room)
     ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
     char cmd[600];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && for f in perftramp-*.so; do readelf -sW \"$f\"; done | "
-             "awk '$4 == \"FUNC\" && $8 ~ /^py::long_[0-9][0-9][0-9][0-9]_x+$/ && length($8) == %d { print $2 }' | sort -u | wc -l",
+             "cd '%s' && for f in perftramp-*.so; do readelf -sW \"$f\" | sed \"s|^|$f |\"; done | "
+             "awk '$5 == \"FUNC\" && $9 ~ /^py::long_[0-9][0-9][0-9][0-9]_x+$/ && length($9) == %d { print $1, $3 }' | sort -u | wc -l",
              dir, LEN);
     FILE *r = popen(cmd, "r");
     ck_assert_ptr_nonnull(r);
     int found = -1;
     ck_assert_int_eq(fscanf(r, "%d", &found), 1);
     pclose(r);
-    ck_assert_int_eq(found, N); /* N names, N distinct addresses */
+    ck_assert_int_eq(found, N); /* N names, N distinct (file, address) pairs */
     snprintf(cmd, sizeof cmd, "cd '%s' && for f in perftramp-*.so; do echo $(($(stat -c %%s \"$f\") %% %ld)); done | grep -vc '^0$'",
              dir, sysconf(_SC_PAGESIZE));
     r = popen(cmd, "r");
