@@ -17,8 +17,9 @@ enum {
     ET_REL = 1,
 };
 
-static void shdr(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
-                 uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
+/* One Elf64_Shdr, in the buffer's byte order (ELF gABI, "Section Header"). */
+void pt_elf_shdr64(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
+                    uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
 {
     pt_buf_u32(b, name);
     pt_buf_u32(b, type);
@@ -121,16 +122,16 @@ uint8_t *pt_elf_build(uint16_t machine, bool big_endian, const struct pt_elf_out
 
     align_to(&b, 8);
     size_t shoff = b.len;
-    shdr(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pt_elf_shdr64(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     for (size_t i = 0; i < n_secs; i++)
-        shdr(&b, names[i], secs[i].type, secs[i].flags, secs[i].addr, offs[i], secs[i].size, 0, 0,
+        pt_elf_shdr64(&b, names[i], secs[i].type, secs[i].flags, secs[i].addr, offs[i], secs[i].size, 0, 0,
              secs[i].align ? secs[i].align : 1, 0);
     if (n_syms) {
         uint32_t strtab_index = (uint32_t)(1 + n_secs + 1);
-        shdr(&b, names[n_secs], SHT_SYMTAB, 0, 0, symtab_off, symtab_len, strtab_index, 1, 8, SYM_SIZE);
-        shdr(&b, names[n_secs + 1], SHT_STRTAB, 0, 0, strtab_off, str.len, 0, 0, 1, 0);
+        pt_elf_shdr64(&b, names[n_secs], SHT_SYMTAB, 0, 0, symtab_off, symtab_len, strtab_index, 1, 8, SYM_SIZE);
+        pt_elf_shdr64(&b, names[n_secs + 1], SHT_STRTAB, 0, 0, strtab_off, str.len, 0, 0, 1, 0);
     }
-    shdr(&b, names[n_secs + 2], SHT_STRTAB, 0, 0, shstr_off, shstr.len, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, names[n_secs + 2], SHT_STRTAB, 0, 0, shstr_off, shstr.len, 0, 0, 1, 0);
     if (!b.failed) {
         uint8_t off8[8];
         pt_store_u64(off8, shoff, big_endian);

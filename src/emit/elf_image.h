@@ -33,4 +33,9 @@ struct pt_elf_out_symbol {
 uint8_t *pt_elf_build(uint16_t machine, bool big_endian, const struct pt_elf_out_section *secs, size_t n_secs,
                       const struct pt_elf_out_symbol *syms, size_t n_syms, size_t *out_len);
 
+struct pt_buf;
+/* Appends one Elf64_Shdr to b (also used by emit/elf_so.c's arena files). */
+void pt_elf_shdr64(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
+                   uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize);
+
 #endif

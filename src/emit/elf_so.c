@@ -7,6 +7,7 @@
 
 #include "emit/bytebuf.h"
 #include "emit/eh_frame.h"
+#include "emit/elf_image.h"
 
 #include <errno.h>
 #include <string.h>
@@ -165,21 +166,6 @@ void pt_elf_so_eh_hdr(uint8_t *out, const struct pt_elf_so_plan *p, bool big_end
     }
 }
 
-static void shdr(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
-                 uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
-{
-    pt_buf_u32(b, name);
-    pt_buf_u32(b, type);
-    pt_buf_u64(b, flags);
-    pt_buf_u64(b, addr);
-    pt_buf_u64(b, off);
-    pt_buf_u64(b, size);
-    pt_buf_u32(b, link);
-    pt_buf_u32(b, info);
-    pt_buf_u64(b, align);
-    pt_buf_u64(b, entsize);
-}
-
 size_t pt_elf_so_tail_size(const struct pt_elf_so_plan *p)
 {
     return p->strtab_off + 1 - p->shstr_off;
@@ -193,17 +179,17 @@ void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endia
     struct pt_buf b;
     pt_buf_init_fixed(&b, out + (p->shdr_off - p->shstr_off), N_SHDRS * SHDR_SIZE, big_endian);
     size_t code_align = p->g.code_align;
-    shdr(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    shdr(&b, NAME_NOTE, SHT_NOTE, SHF_ALLOC, p->note_off, p->note_off, p->note_size, 0, 0, 4, 0);
-    shdr(&b, NAME_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, p->text_off, p->text_off, p->text_size, 0, 0,
+    pt_elf_shdr64(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pt_elf_shdr64(&b, NAME_NOTE, SHT_NOTE, SHF_ALLOC, p->note_off, p->note_off, p->note_size, 0, 0, 4, 0);
+    pt_elf_shdr64(&b, NAME_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, p->text_off, p->text_off, p->text_size, 0, 0,
          code_align, 0);
-    shdr(&b, NAME_EH, SHT_PROGBITS, SHF_ALLOC, p->eh_off, p->eh_off, p->eh_size, 0, 0, 8, 0);
-    shdr(&b, NAME_HDR, SHT_PROGBITS, SHF_ALLOC, p->hdr_off, p->hdr_off, p->hdr_size, 0, 0, 4, 0);
+    pt_elf_shdr64(&b, NAME_EH, SHT_PROGBITS, SHF_ALLOC, p->eh_off, p->eh_off, p->eh_size, 0, 0, 8, 0);
+    pt_elf_shdr64(&b, NAME_HDR, SHT_PROGBITS, SHF_ALLOC, p->hdr_off, p->hdr_off, p->hdr_size, 0, 0, 4, 0);
     /* sh_size of .symtab and .strtab grow as trampolines are named;
      * sh_info 1: every symbol after the null one is global */
-    shdr(&b, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, PT_ELF_SYM_SIZE, SHNDX_STRTAB, 1, 8, PT_ELF_SYM_SIZE);
-    shdr(&b, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
-    shdr(&b, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, PT_ELF_SYM_SIZE, SHNDX_STRTAB, 1, 8, PT_ELF_SYM_SIZE);
+    pt_elf_shdr64(&b, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
     /* the null symbol is all zeros, and so is the strtab's first byte */
 }
 

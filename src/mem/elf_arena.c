@@ -24,11 +24,11 @@ static size_t page_size(void)
     return p > 0 ? (size_t)p : 4096;
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, off_t at)
+int pt_elf_pwrite(int fd, const void *p, size_t n, size_t at)
 {
     const uint8_t *c = p;
     while (n) {
-        ssize_t w = pwrite(fd, c, n, at);
+        ssize_t w = pwrite(fd, c, n, (off_t)at);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -38,7 +38,7 @@ static int pwrite_all(int fd, const void *p, size_t n, off_t at)
         }
         c += w;
         n -= (size_t)w;
-        at += w;
+        at += (size_t)w;
     }
     return 0;
 }
@@ -110,14 +110,14 @@ static int write_headers(int fd, const struct pt_elf_so_plan *p, const struct pt
     }
     int r = 0;
     pt_elf_so_head(buf, p, arch, id);
-    r = pwrite_all(fd, buf, p->text_off, 0);
+    r = pt_elf_pwrite(fd, buf, p->text_off, 0);
     if (r == 0) {
         pt_elf_so_eh_hdr(buf, p, arch->big_endian);
-        r = pwrite_all(fd, buf, p->hdr_size, (off_t)p->hdr_off);
+        r = pt_elf_pwrite(fd, buf, p->hdr_size, p->hdr_off);
     }
     if (r == 0) {
         pt_elf_so_tail(buf, p, arch->big_endian);
-        r = pwrite_all(fd, buf, tail, (off_t)p->shstr_off);
+        r = pt_elf_pwrite(fd, buf, tail, p->shstr_off);
     }
     int e = errno;
     free(buf);

@@ -69,6 +69,10 @@ struct pt_elf_file {
 int pt_elf_arena_alloc(struct pt_code_block *b, struct pt_elf_dir *d, const struct pt_arch *arch,
                        const struct pt_elf_so_geometry *g);
 
+/* Writes all n bytes at file offset `at` (retries short writes and EINTR).
+ * 0, or -1 with errno (ENOSPC for a write of 0 bytes). */
+int pt_elf_pwrite(int fd, const void *p, size_t n, size_t at);
+
 extern const struct pt_code_backend pt_code_elf;
 
 #endif

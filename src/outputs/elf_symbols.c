@@ -21,30 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int put(int fd, const void *p, size_t n, size_t at)
-{
-    const uint8_t *c = p;
-    while (n) {
-        ssize_t w = pwrite(fd, c, n, (off_t)at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = ENOSPC;
-            return -1;
-        }
-        c += w;
-        n -= (size_t)w;
-        at += (size_t)w;
-    }
-    return 0;
-}
-
 static int put_u64(int fd, uint64_t v, size_t at, bool big_endian)
 {
     uint8_t b[8];
     pt_store_u64(b, v, big_endian);
-    return put(fd, b, 8, at);
+    return pt_elf_pwrite(fd, b, 8, at);
 }
 
 /* The byte at file offset `off` (>= shstr_off) in the tables' view. */
@@ -84,10 +65,10 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
         f->n_syms = n_syms;
         return 0;
     }
-    int r = put(f->fd, text, len + 1, p->strtab_off + f->strtab_len);
+    int r = pt_elf_pwrite(f->fd, text, len + 1, p->strtab_off + f->strtab_len);
     free(text);
     if (r == 0)
-        r = put(f->fd, sym, sizeof sym, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE);
+        r = pt_elf_pwrite(f->fd, sym, sizeof sym, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE);
     if (r == 0)
         r = put_u64(f->fd, (n_syms + 1) * PT_ELF_SYM_SIZE, p->symtab_size_at, f->big_endian);
     if (r == 0)

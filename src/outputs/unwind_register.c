@@ -217,6 +217,26 @@ static int register_nongnu(const struct pt_slots *s, struct pt_unwind *u, struct
 }
 #endif
 
+/* A zeroed registration record, with room for it in u->regs (the caller
+ * appends it once the registration succeeded).  NULL with ENOMEM. */
+static struct pt_unwind_reg *new_reg(struct pt_unwind *u)
+{
+    if (u->n_regs == u->cap_regs) {
+        size_t cap = u->cap_regs ? 2 * u->cap_regs : 8;
+        struct pt_unwind_reg **p = realloc(u->regs, cap * sizeof *p);
+        if (!p) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        u->regs = p;
+        u->cap_regs = cap;
+    }
+    struct pt_unwind_reg *r = calloc(1, sizeof *r);
+    if (!r)
+        errno = ENOMEM;
+    return r;
+}
+
 int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a)
 {
     (void)s; /* only the nongnu libunwind registration needs the slot stride */
@@ -224,21 +244,9 @@ int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct 
         errno = EINVAL;
         return -1;
     }
-    if (u->n_regs == u->cap_regs) {
-        size_t cap = u->cap_regs ? 2 * u->cap_regs : 8;
-        struct pt_unwind_reg **p = realloc(u->regs, cap * sizeof *p);
-        if (!p) {
-            errno = ENOMEM;
-            return -1;
-        }
-        u->regs = p;
-        u->cap_regs = cap;
-    }
-    struct pt_unwind_reg *r = calloc(1, sizeof *r);
-    if (!r) {
-        errno = ENOMEM;
+    struct pt_unwind_reg *r = new_reg(u);
+    if (!r)
         return -1;
-    }
     r->arena = a;
     r->owner = &a->unwind_handle;
     /* read where it executes: the pcrel pointers are relative to there */
@@ -322,21 +330,9 @@ int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void 
         errno = EINVAL;
         return -1;
     }
-    if (u->n_regs == u->cap_regs) {
-        size_t cap = u->cap_regs ? 2 * u->cap_regs : 8;
-        struct pt_unwind_reg **p = realloc(u->regs, cap * sizeof *p);
-        if (!p) {
-            errno = ENOMEM;
-            return -1;
-        }
-        u->regs = p;
-        u->cap_regs = cap;
-    }
-    struct pt_unwind_reg *r = calloc(1, sizeof *r);
-    if (!r) {
-        errno = ENOMEM;
+    struct pt_unwind_reg *r = new_reg(u);
+    if (!r)
         return -1;
-    }
     r->owner = handle;
     r->eh = eh;
     if (u->llvm_add_fde && !u->llvm_add_section && register_llvm_fdes(u, r, eh, len) < 0) {
