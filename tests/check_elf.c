@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "api/context.h"
+#include "mem/elf_arena.h"
 
 #include <check.h>
 #include "check_run.h"
@@ -293,6 +294,11 @@ START_TEST(lines_past_the_room)
     ck_assert_int_gt(resolved, 0);
     ck_assert_int_gt(dropped, 0);
     ck_assert_int_lt(last_resolved, first_dropped); /* the room fills in order, then stays full */
+    size_t counted = 0; /* the arenas' own count of slots left without a line */
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        if (pt->slots.arenas[k]->mem.elf)
+            counted += pt->slots.arenas[k]->mem.elf->lines_dropped;
+    ck_assert_uint_eq(counted, (size_t)dropped);
     dwarf_clean();
     ck_assert_int_eq(perftramp_close(pt), 0);
 }

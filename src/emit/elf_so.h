@@ -95,7 +95,8 @@ void pt_elf_so_eh_hdr(uint8_t *out, const struct pt_elf_so_plan *p, bool big_end
 
 /* Bytes [shstr_off, strtab_off + 1): .shstrtab, the section headers, the
  * null symbol (the rest of .symtab's room zero), .debug_abbrev, the empty
- * .debug_info/.debug_line rooms and the strtab's leading NUL.  `out` holds strtab_off + 1 - shstr_off bytes. */
+ * .debug_info/.debug_line rooms and the strtab's leading NUL.  `out`
+ * holds strtab_off + 1 - shstr_off bytes. */
 void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian);
 size_t pt_elf_so_tail_size(const struct pt_elf_so_plan *p);
 
