@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "api/context.h"
+#include "mem/elf_arena.h"
 
 #include <check.h>
 #include "check_run.h"
@@ -157,6 +158,148 @@ START_TEST(long_names_past_the_room)
     ck_assert_int_eq(fscanf(r, "%d", &grown), 1);
     pclose(r);
     ck_assert_int_ge(grown, 1);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* Runs `cmd` (in the test directory) and reads its whole output. */
+static char *run_in_dir(const char *cmd)
+{
+    char full[1200];
+    snprintf(full, sizeof full, "cd '%s' && { %s; } 2>&1", dir, cmd);
+    FILE *r = popen(full, "r");
+    ck_assert_ptr_nonnull(r);
+    size_t cap = 1 << 16, len = 0, n;
+    char *out = malloc(cap);
+    ck_assert_ptr_nonnull(out);
+    while ((n = fread(out + len, 1, cap - 1 - len, r)) > 0) {
+        len += n;
+        if (len == cap - 1) {
+            cap *= 2;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+    }
+    out[len] = 0;
+    pclose(r);
+    return out;
+}
+
+/* "<symbol> <addr2line of its first byte> <addr2line of its last byte>"
+ * for every symbol of every arena file, one a line */
+#define LINES_OF_EVERY_SYMBOL                                                                                    \
+    "for f in perftramp-*.so; do nm -S \"$f\" > syms.txt; "                                                      \
+    "while read a s t n; do printf '0x%s\\n0x%x\\n' $a $((0x$a + 0x$s - 1)); done < syms.txt | "               \
+    "addr2line -e \"$f\" | paste -d ' ' - - | paste -d ' ' syms.txt - | cut -d ' ' -f 4-; done; rm -f syms.txt"
+
+/* Every arena file: readelf decodes its DWARF without a complaint and
+ * eu-elflint accepts it (when installed). */
+static void dwarf_clean(void)
+{
+    char *out = run_in_dir("for f in perftramp-*.so; do readelf --debug-dump=info,abbrev,rawline,decodedline \"$f\"; "
+                           "done | grep -i 'warning\\|error\\|corrupt' | head -n 3");
+    ck_assert_msg(*out == 0, "readelf: %s", out);
+    free(out);
+    out = run_in_dir("if command -v eu-elflint > /dev/null; then for f in perftramp-*.so; do "
+                     "eu-elflint --gnu-ld \"$f\" > lint.out || { echo \"$f:\"; head -n 3 lint.out; }; done; "
+                     "rm -f lint.out; else echo 'eu-elflint: not installed, not run' >&2; fi");
+    ck_assert_msg(*out == 0 || strstr(out, "not installed"), "eu-elflint: %s", out);
+    if (*out)
+        printf("%s", out);
+    free(out);
+}
+
+/* perftramp_wrap_at: every slot with a file resolves to its file:line in
+ * the arena file (first and last byte, addr2line reading .debug_line),
+ * every slot without one to none; readelf and eu-elflint stay clean. */
+START_TEST(source_lines_in_the_file)
+{
+    enum { N = 40 };
+    perftramp *pt = open_elf(dir);
+    for (int i = 0; i < N; i++) {
+        char name[32], file[32];
+        snprintf(name, sizeof name, "py::f%02d", i);
+        snprintf(file, sizeof file, "/src/mod%02d.py", i);
+        /* every third slot without a source position (wrap, or line 0) */
+        perftramp_fn f = i % 3 == 1   ? perftramp_wrap(pt, (perftramp_fn)add1, name)
+                         : i % 3 == 2 ? perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 0)
+                                      : perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 100 + (unsigned)i);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(((long (*)(long))f)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char *out = run_in_dir(LINES_OF_EVERY_SYMBOL);
+    int with = 0, without = 0;
+    for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+        int i;
+        char first[300], last[300];
+        ck_assert_msg(sscanf(l, "py::f%d %299s %299s", &i, first, last) == 3, "line '%s'", l);
+        char want[64];
+        if (i % 3 == 0)
+            snprintf(want, sizeof want, "/src/mod%02d.py:%d", i, 100 + i);
+        else
+            snprintf(want, sizeof want, "??:?");
+        ck_assert_msg(strcmp(first, want) == 0 && strcmp(last, want) == 0, "py::f%02d: %s %s, want %s", i, first,
+                      last, want);
+        *(i % 3 == 0 ? &with : &without) += 1;
+    }
+    free(out);
+    ck_assert_int_eq(with, (N + 2) / 3);
+    ck_assert_int_eq(without, N - (N + 2) / 3);
+    dwarf_clean();
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* File names long enough to fill the .debug_info/.debug_line rooms: the
+ * first slots resolve, the later ones get no line (never a wrong one),
+ * the file stays valid DWARF and ELF, and the output stays on. */
+START_TEST(lines_past_the_room)
+{
+    enum { N = 200, LEN = 300 };
+    perftramp *pt = open_elf(dir);
+    char file[LEN + 1];
+    memset(file, 'd', LEN);
+    file[0] = '/';
+    memcpy(file + LEN - 3, ".py", 4);
+    for (int i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "py::g%03d", i);
+        perftramp_fn f = perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 1 + (unsigned)i);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(((long (*)(long))f)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char *out = run_in_dir(LINES_OF_EVERY_SYMBOL);
+    int resolved = 0, dropped = 0, first_dropped = N, last_resolved = -1;
+    for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+        int i;
+        char first[400], last[400];
+        ck_assert_msg(sscanf(l, "py::g%d %399s %399s", &i, first, last) == 3, "line '%s'", l);
+        ck_assert_str_eq(first, last);
+        if (strcmp(first, "??:?") == 0) {
+            dropped++;
+            first_dropped = i < first_dropped ? i : first_dropped;
+            continue;
+        }
+        char want[LEN + 16];
+        snprintf(want, sizeof want, "%s:%d", file, 1 + i);
+        ck_assert_msg(strcmp(first, want) == 0, "py::g%03d: %s", i, first);
+        resolved++;
+        last_resolved = i > last_resolved ? i : last_resolved;
+    }
+    free(out);
+    printf("lines_past_the_room: %d of %d slots with a line, %d past the room\n", resolved, N, dropped);
+    ck_assert_int_eq(resolved + dropped, N);
+    ck_assert_int_gt(resolved, 0);
+    ck_assert_int_gt(dropped, 0);
+    ck_assert_int_lt(last_resolved, first_dropped); /* the room fills in order, then stays full */
+    size_t counted = 0; /* the arenas' own count of slots left without a line */
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        if (pt->slots.arenas[k]->mem.elf)
+            counted += pt->slots.arenas[k]->mem.elf->lines_dropped;
+    ck_assert_uint_eq(counted, (size_t)dropped);
+    dwarf_clean();
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
@@ -317,6 +460,8 @@ static Suite *suite(void)
     tcase_add_test(tc, file_written_and_trampolines_run);
     tcase_add_test(tc, released_slot_not_recycled);
     tcase_add_test(tc, long_names_past_the_room);
+    tcase_add_test(tc, source_lines_in_the_file);
+    tcase_add_test(tc, lines_past_the_room);
     tcase_add_test(tc, spent_file_unmapped);
     tcase_add_test(tc, planted_symlink);
     tcase_add_test(tc, directory_is_symlink);

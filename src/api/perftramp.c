@@ -367,7 +367,9 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
     if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
         pt_output_fail(pt, PERFTRAMP_GDB, errno);
-    if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) && pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0)
+    if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) &&
+        (pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0 ||
+         (file && *file && pt_elf_line_add(a->mem.elf, i, t.size, file, line) < 0)))
         elf_fail(pt, errno);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;

@@ -6,6 +6,7 @@
 #include "emit/elf_so.h"
 
 #include "emit/bytebuf.h"
+#include "emit/debug_line.h"
 #include "emit/eh_frame.h"
 #include "emit/elf_image.h"
 
@@ -17,7 +18,8 @@ enum {
     PHDR_SIZE = 56,
     SHDR_SIZE = 64,
     N_PHDRS = 3,
-    N_SHDRS = 8, /* null .note.gnu.build-id .text .eh_frame .eh_frame_hdr .symtab .strtab .shstrtab */
+    N_SHDRS = 11, /* null .note.gnu.build-id .text .eh_frame .eh_frame_hdr .symtab .strtab .shstrtab
+                   * .debug_abbrev .debug_info .debug_line */
     ET_DYN = 3,
     PT_LOAD = 1,
     PT_NOTE = 4,
@@ -36,7 +38,8 @@ enum {
 };
 
 /* Section names, in section header order after the null one. */
-static const char shstrtab[] = "\0.note.gnu.build-id\0.text\0.eh_frame\0.eh_frame_hdr\0.symtab\0.strtab\0.shstrtab";
+static const char shstrtab[] = "\0.note.gnu.build-id\0.text\0.eh_frame\0.eh_frame_hdr\0.symtab\0.strtab\0.shstrtab"
+                               "\0.debug_abbrev\0.debug_info\0.debug_line";
 enum {
     NAME_NOTE = 1,
     NAME_TEXT = NAME_NOTE + 19,
@@ -45,8 +48,12 @@ enum {
     NAME_SYMTAB = NAME_HDR + 14,
     NAME_STRTAB = NAME_SYMTAB + 8,
     NAME_SHSTRTAB = NAME_STRTAB + 8,
+    NAME_ABBREV = NAME_SHSTRTAB + 10,
+    NAME_INFO = NAME_ABBREV + 14,
+    NAME_LINE = NAME_INFO + 12,
 };
-enum { SHNDX_NOTE = 1, SHNDX_EH = 3, SHNDX_HDR = 4, SHNDX_SYMTAB = 5, SHNDX_STRTAB = 6, SHNDX_SHSTRTAB = 7 };
+enum { SHNDX_NOTE = 1, SHNDX_EH = 3, SHNDX_HDR = 4, SHNDX_SYMTAB = 5, SHNDX_STRTAB = 6, SHNDX_SHSTRTAB = 7,
+       SHNDX_ABBREV = 8, SHNDX_INFO = 9, SHNDX_LINE = 10 };
 _Static_assert(PT_ELF_SHNDX_TEXT == 2, "section order");
 
 static size_t round_up(size_t v, size_t to)
@@ -80,11 +87,25 @@ int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
     p->shdr_off = round_up(p->shstr_off + p->shstr_size, 8);
     p->symtab_off = p->shdr_off + N_SHDRS * SHDR_SIZE;
     p->symtab_cap = (g->n_slots + 1) * PT_ELF_SYM_SIZE;
-    p->strtab_off = p->symtab_off + p->symtab_cap;
+    /* the DWARF rooms before .strtab, which stays last: a name past its
+     * room grows the file */
+    uint8_t abbrev[32];
+    struct pt_buf ab;
+    pt_buf_init_fixed(&ab, abbrev, sizeof abbrev, false);
+    pt_dwarf_abbrev(&ab);
+    p->abbrev_off = p->symtab_off + p->symtab_cap;
+    p->abbrev_size = ab.len;
+    p->info_off = p->abbrev_off + p->abbrev_size;
+    p->info_cap = g->n_slots * PT_ELF_INFO_ROOM;
+    p->line_off = p->info_off + p->info_cap;
+    p->line_cap = g->n_slots * PT_ELF_LINE_ROOM;
+    p->strtab_off = p->line_off + p->line_cap;
     p->file_size = round_up(p->strtab_off + g->n_slots * PT_ELF_STR_ROOM + 1, g->page);
     p->strtab_cap = p->file_size - p->strtab_off;
     p->symtab_size_at = p->shdr_off + SHNDX_SYMTAB * SHDR_SIZE + 32;
     p->strtab_size_at = p->shdr_off + SHNDX_STRTAB * SHDR_SIZE + 32;
+    p->info_size_at = p->shdr_off + SHNDX_INFO * SHDR_SIZE + 32;
+    p->line_size_at = p->shdr_off + SHNDX_LINE * SHDR_SIZE + 32;
     if (p->load_size > INT32_MAX) {
         errno = EFBIG;
         return -1;
@@ -190,7 +211,39 @@ void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endia
     pt_elf_shdr64(&b, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, PT_ELF_SYM_SIZE, SHNDX_STRTAB, 1, 8, PT_ELF_SYM_SIZE);
     pt_elf_shdr64(&b, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
     pt_elf_shdr64(&b, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
+    /* sh_size of .debug_info and .debug_line grow as slots get a line */
+    pt_elf_shdr64(&b, NAME_ABBREV, SHT_PROGBITS, 0, 0, p->abbrev_off, p->abbrev_size, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, NAME_INFO, SHT_PROGBITS, 0, 0, p->info_off, 0, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, NAME_LINE, SHT_PROGBITS, 0, 0, p->line_off, 0, 0, 0, 1, 0);
+    struct pt_buf ab;
+    pt_buf_init_fixed(&ab, out + (p->abbrev_off - p->shstr_off), p->abbrev_size, big_endian);
+    pt_dwarf_abbrev(&ab);
     /* the null symbol is all zeros, and so is the strtab's first byte */
+}
+
+int pt_elf_so_line_unit(const struct pt_elf_so_plan *p, uint8_t *info, size_t *info_len, uint8_t *line,
+                        size_t *line_len, size_t slot, size_t size, const char *file, unsigned line_no,
+                        bool big_endian)
+{
+    if (slot >= p->g.n_slots) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* fixed buffers over the rooms, already *len bytes long: the unit's
+     * stmt_list is its program's offset in the section */
+    struct pt_buf bi, bl;
+    pt_buf_init_fixed(&bi, info, p->info_cap, big_endian);
+    pt_buf_init_fixed(&bl, line, p->line_cap, big_endian);
+    bi.len = *info_len;
+    bl.len = *line_len;
+    if (pt_dwarf_line_unit(&bi, &bl, 8, p->text_off + slot * p->g.stride, size, file, line_no) < 0) {
+        if (bi.failed || bl.failed)
+            errno = ENOSPC; /* past the room: nothing counted */
+        return -1;
+    }
+    *info_len = bi.len;
+    *line_len = bl.len;
+    return 0;
 }
 
 void pt_elf_so_symbol(uint8_t out[PT_ELF_SYM_SIZE], uint32_t name_off, uint64_t value, uint64_t size,

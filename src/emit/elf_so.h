@@ -13,6 +13,12 @@
  *   map_size    (page-rounded end of the PT_LOAD: what is mapped)
  *   shstr_off   .shstrtab, then the section headers at shdr_off
  *   symtab_off  .symtab: room for n_slots + 1 symbols, sh_size grows
+ *   abbrev_off  .debug_abbrev: the one abbreviation every unit uses
+ *   info_off    .debug_info: room for PT_ELF_INFO_ROOM bytes a slot, and
+ *   line_off    .debug_line: PT_ELF_LINE_ROOM bytes a slot; one compile
+ *               unit + line program (emit/debug_line.h) per slot made
+ *               by perftramp_wrap_at, sh_size grows; past the room a
+ *               slot gets no line (the sections are never cut short)
  *   strtab_off  .strtab: room for n_slots names of PT_ELF_STR_ROOM bytes
  *               (to the page), sh_size grows; longer names grow the file
  * perf 6.1 finds .eh_frame_hdr through the section headers, needs the
@@ -36,6 +42,12 @@
  * go into the file through a mapping instead of system calls: 32 bytes
  * hold "tiny::collatz_length" or "py::method:file.py" with room to spare. */
 #define PT_ELF_STR_ROOM 32
+/* .debug_info and .debug_line room per slot, a fixed capacity per file
+ * (the unit of a slot whose file name is F bytes takes 32 + F bytes of
+ * .debug_info and at most 55 + F of .debug_line): 64 + 96 bytes hold one
+ * unit for every slot while the file names average 32 bytes or less. */
+#define PT_ELF_INFO_ROOM 64
+#define PT_ELF_LINE_ROOM 96
 
 /* What the arena puts in the file (all sizes in bytes). */
 struct pt_elf_so_geometry {
@@ -57,10 +69,13 @@ struct pt_elf_so_plan {
     size_t shstr_off, shstr_size;
     size_t shdr_off;
     size_t symtab_off, symtab_cap;
+    size_t abbrev_off, abbrev_size;
+    size_t info_off, info_cap;
+    size_t line_off, line_cap;
     size_t strtab_off, strtab_cap;
     size_t file_size; /* page-rounded end of .strtab's room: the mapped tail ends there */
-    /* file offsets of the two sh_size words that grow */
-    size_t symtab_size_at, strtab_size_at;
+    /* file offsets of the sh_size words that grow */
+    size_t symtab_size_at, strtab_size_at, info_size_at, line_size_at;
 };
 
 /* Section header indexes (the symbols' st_shndx is PT_ELF_SHNDX_TEXT). */
@@ -79,13 +94,24 @@ void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct p
 void pt_elf_so_eh_hdr(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian);
 
 /* Bytes [shstr_off, strtab_off + 1): .shstrtab, the section headers, the
- * null symbol (the rest of .symtab's room zero) and the strtab's leading
- * NUL.  `out` holds strtab_off + 1 - shstr_off bytes. */
+ * null symbol (the rest of .symtab's room zero), .debug_abbrev, the empty
+ * .debug_info/.debug_line rooms and the strtab's leading NUL.  `out`
+ * holds strtab_off + 1 - shstr_off bytes. */
 void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian);
 size_t pt_elf_so_tail_size(const struct pt_elf_so_plan *p);
 
 /* One .symtab entry: STT_FUNC, STB_GLOBAL, in .text, value = vaddr. */
 void pt_elf_so_symbol(uint8_t out[PT_ELF_SYM_SIZE], uint32_t name_off, uint64_t value, uint64_t size,
                       bool big_endian);
+
+/* Serializes slot `slot`'s compile unit and line program (the slot's
+ * first `size` bytes are `file`:`line_no`) at the ends of `info` (the
+ * .debug_info room, *info_len bytes used) and `line` (.debug_line,
+ * *line_len used), and advances both lengths.  0, or -1 with errno
+ * ENOSPC (past the room: the lengths, and so the sections, unchanged) or
+ * EINVAL (no file, line 0, size 0). */
+int pt_elf_so_line_unit(const struct pt_elf_so_plan *p, uint8_t *info, size_t *info_len, uint8_t *line,
+                        size_t *line_len, size_t slot, size_t size, const char *file, unsigned line_no,
+                        bool big_endian);
 
 #endif

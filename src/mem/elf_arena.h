@@ -55,8 +55,11 @@ struct pt_elf_file {
     struct pt_elf_so_plan plan;
     size_t n_syms;               /* symbols after the null one */
     size_t strtab_len;           /* bytes of .strtab written */
+    size_t info_len, line_len;   /* bytes of .debug_info/.debug_line written */
+    size_t lines_dropped;        /* slots past the DWARF rooms: no line */
     uint8_t *tail;               /* writable view of [shstr_off, file_size): section
-                                  * headers, .symtab, .strtab's room; above the others */
+                                  * headers, .symtab, the DWARF rooms, .strtab's room;
+                                  * above the others */
     size_t tail_len;
     bool big_endian;
     bool parted;                 /* a forked child's copy: never written to the file */

@@ -93,5 +93,10 @@ void pt_gdb_code_removed(struct pt_gdb *g, void **handle);
  * file-backed ELF arena (mem/elf_arena.h) in its .symtab. */
 struct pt_elf_file;
 int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const char *name);
+/* out/elf_lines.c: PERFTRAMP_ELF, slot `slot`'s source position (its
+ * first `size` bytes are `file`:`line`) in the arena's .debug_info and
+ * .debug_line.  Past the file's fixed room the slot gets no line and 0
+ * is returned (f->lines_dropped counts it).  0, or -1 with errno. */
+int pt_elf_line_add(struct pt_elf_file *f, size_t slot, size_t size, const char *file, unsigned line);
 
 #endif
