@@ -420,11 +420,24 @@ static bool reaches_main(const uint8_t *code, size_t size)
 
 static uint8_t *far_code(void)
 {
-    void *heap = malloc(16);
-    uintptr_t hint = ((uintptr_t)heap + (64ull << 30)) & ~(uintptr_t)0xfff; /* 64 GiB above the heap */
-    free(heap);
-    uint8_t *p = mmap((void *)hint, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert(p != MAP_FAILED);
+    void *heap_block = malloc(16);
+    uintptr_t heap = (uintptr_t)heap_block;
+    free(heap_block);
+    /* 64 GiB above the heap, else 8 or 3: a fixed (no-replace) request,
+     * since valgrind ignores a mere hint and places the mapping near the
+     * heap itself */
+    uint8_t *p = MAP_FAILED;
+    for (unsigned k = 0; k < 3 && p == MAP_FAILED; k++) {
+        static const unsigned gib[3] = {64, 8, 3};
+        uintptr_t at = (heap + ((uintptr_t)gib[k] << 30)) & ~(uintptr_t)0xfff;
+        p = mmap((void *)at, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (p != MAP_FAILED && p != (uint8_t *)at) { /* an old kernel took it as a hint */
+            munmap(p, 4096);
+            p = MAP_FAILED;
+        }
+    }
+    ck_assert_msg(p != MAP_FAILED, "no page 3 to 64 GiB from the heap: %s", strerror(errno));
     intptr_t dist = (intptr_t)((uintptr_t)p - (uintptr_t)heap);
     ck_assert_msg(dist > (2ll << 30) || dist < -(2ll << 30), "code %p only %ld bytes from the heap", (void *)p, (long)dist);
     return p;
