@@ -423,21 +423,27 @@ static uint8_t *far_code(void)
     void *heap_block = malloc(16);
     uintptr_t heap = (uintptr_t)heap_block;
     free(heap_block);
-    /* 64 GiB above the heap, else 8 or 3: a fixed (no-replace) request,
-     * since valgrind ignores a mere hint and places the mapping near the
-     * heap itself */
+    /* A page more than 2 GiB from the heap, by fixed (no-replace) requests
+     * at growing distances on both sides: valgrind ignores a mere hint and
+     * places the mapping near the heap, and ASan reserves terabytes around
+     * its heap, so the near candidates can be taken (EEXIST). */
+    static const unsigned gib[] = {3, 8, 64, 512, 4096, 8192, 16384};
     uint8_t *p = MAP_FAILED;
-    for (unsigned k = 0; k < 3 && p == MAP_FAILED; k++) {
-        static const unsigned gib[3] = {64, 8, 3};
-        uintptr_t at = (heap + ((uintptr_t)gib[k] << 30)) & ~(uintptr_t)0xfff;
+    int last_errno = 0;
+    for (size_t k = 0; k < 2 * sizeof gib / sizeof gib[0] && p == MAP_FAILED; k++) {
+        uintptr_t d = (uintptr_t)gib[k / 2] << 30;
+        if (k % 2 && heap <= d + (1ull << 32))
+            continue; /* below the heap only while above the low 4 GiB */
+        uintptr_t at = ((k % 2) ? heap - d : heap + d) & ~(uintptr_t)0xfff;
         p = mmap((void *)at, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        last_errno = errno;
         if (p != MAP_FAILED && p != (uint8_t *)at) { /* an old kernel took it as a hint */
             munmap(p, 4096);
             p = MAP_FAILED;
         }
     }
-    ck_assert_msg(p != MAP_FAILED, "no page 3 to 64 GiB from the heap: %s", strerror(errno));
+    ck_assert_msg(p != MAP_FAILED, "no page 3 GiB to 16 TiB from the heap: %s", strerror(last_errno));
     intptr_t dist = (intptr_t)((uintptr_t)p - (uintptr_t)heap);
     ck_assert_msg(dist > (2ll << 30) || dist < -(2ll << 30), "code %p only %ld bytes from the heap", (void *)p, (long)dist);
     return p;
