@@ -32,6 +32,7 @@
 
 #include "emit/elf_image.h"
 #include "emit/eh_frame.h"
+#include "outputs/gdb_chunk.h"
 #include "outputs/outputs.h"
 
 #include <errno.h>
@@ -133,11 +134,10 @@ static void jit_unlink(struct jit_code_entry *e)
 }
 
 /* ---- chunks ---------------------------------------------------------- */
-#define PT_GDB_CHUNK_SLOTS 64
-
 struct pt_gdb_chunk {
     struct jit_code_entry entry;
-    uint8_t *image;       /* the registered ELF, or NULL */
+    struct pt_gdb_image image; /* image.data: registered, or NULL */
+    uint64_t named;            /* bit j: slot first+j has a symbol */
 };
 
 struct pt_gdb_arena {
@@ -187,88 +187,45 @@ static struct pt_gdb_arena *arena_state(struct pt_arena *a)
     return a->gdb_handle;
 }
 
+/* With jit_lock held. */
 static void chunk_drop(struct pt_gdb_chunk *c)
 {
-    if (!c->image)
+    if (!c->image.data)
         return;
     jit_unlink(&c->entry);
-    free(c->image);
-    c->image = NULL;
+    pt_gdb_image_free(&c->image);
+    c->named = 0;
 }
 
-/* Rebuilds chunk k of arena a from its live slots and swaps it in. */
-static int chunk_publish(struct pt_gdb *g, struct pt_arena *a, struct pt_gdb_arena *s, size_t k)
+/* Tells gdb the chunk's image changed: it drops the objfile it made from
+ * the entry and reads the entry again.  The entry stays on the list all
+ * along (complete at every instruction: gdb_chunk.h), so a debugger that
+ * attaches meanwhile reads it whole.  With no debugger this is two calls
+ * of an empty function. */
+static void chunk_changed(struct pt_gdb_chunk *c)
 {
-    const struct pt_slots *sl = g->slots;
-    struct pt_gdb_chunk *c = &s->chunks[k];
+    pthread_mutex_lock(&jit_lock);
+    jit_notify(&c->entry, PT_JIT_UNREGISTER);
+    jit_notify(&c->entry, PT_JIT_REGISTER);
+    pthread_mutex_unlock(&jit_lock);
+}
+
+/* (Re)builds chunk k's image from its named slots plus `add` (a slot
+ * index in the chunk, or -1) and swaps it in. */
+static int chunk_rebuild(struct pt_gdb *g, struct pt_arena *a, struct pt_gdb_chunk *c, size_t k, int add)
+{
     size_t first = k * PT_GDB_CHUNK_SLOTS;
-    size_t end = first + PT_GDB_CHUNK_SLOTS;
-    if (end > a->n_slots)
-        end = a->n_slots;
-    if (end > a->high_water)
-        end = a->high_water;
-
-    struct pt_elf_out_symbol syms[PT_GDB_CHUNK_SLOTS];
-    size_t n = 0;
-    for (size_t i = first; i < end; i++)
-        if (pt_slot_live(a, i) && a->names && a->names[i])
-            syms[n++] = (struct pt_elf_out_symbol){
-                .name = a->names[i], .section = 0, .value = (i - first) * sl->stride, .size = sl->layout->size};
-    if (n == 0) {
-        pthread_mutex_lock(&jit_lock);
-        chunk_drop(c);
-        pthread_mutex_unlock(&jit_lock);
-        return 0;
-    }
-
-    /* .eh_frame for the live slots only, read by gdb at eh_addr: inside
-     * the arena's in-process .eh_frame area, where no code lives */
-    uintptr_t text = pt_slot_x(sl, a, first);
-    uintptr_t eh_addr = a->x + a->eh_off + first * sl->fde_size;
-    struct pt_buf eh;
-    pt_buf_init(&eh, sl->arch->big_endian);
-    pt_buf_reserve(&eh, 64 + n * sl->fde_size); /* one allocation (bench: reallocs were ~15% of a wrap) */
-    size_t cie = pt_eh_cie(&eh, sl->arch);
-    /* the FDEs differ only in their CIE pointer (+4) and pcrel pc_begin
-     * (+8), both u32 (see pt_eh_fde): emit the first, copy and patch the
-     * rest, as arena.c does (bench: FDEs were ~40% of a GDB wrap) */
-    size_t fde0 = eh.len;
-    pt_eh_fde(&eh, cie, (int64_t)(text + syms[0].value - eh_addr), sl->layout->size, g->program.data,
-              g->program.len);
-    size_t fde_len = eh.len - fde0;
-    if (n > 1 && pt_buf_reserve(&eh, (n - 1) * fde_len)) {
-        for (size_t j = 1; j < n; j++) {
-            size_t at = fde0 + j * fde_len;
-            int64_t code_rel = (int64_t)(text + syms[j].value - eh_addr);
-            memcpy(eh.data + at, eh.data + fde0, fde_len);
-            pt_store_u32(eh.data + at + 4, (uint32_t)(at + 4 - cie), eh.big_endian);
-            pt_store_u32(eh.data + at + 8, (uint32_t)(code_rel - (int64_t)(at + 8)), eh.big_endian);
-        }
-        eh.len += (n - 1) * fde_len;
-    }
-    pt_eh_terminator(&eh);
-    if (eh.failed) {
-        pt_buf_free(&eh);
-        errno = ENOMEM;
+    uint64_t named = c->named | (add >= 0 ? (uint64_t)1 << add : 0);
+    struct pt_gdb_image im;
+    if (pt_gdb_image_build(&im, g->slots, a, first, named, g->program.data, g->program.len,
+                           add >= 0 ? c->image.str_used + strlen(a->names[first + (size_t)add]) + 1 : 0) < 0)
         return -1;
-    }
-    const struct pt_elf_out_section secs[2] = {
-        {.name = ".text", .type = 8 /* SHT_NOBITS */, .flags = 0x2 | 0x4 /* ALLOC|EXECINSTR */, .addr = text,
-         .size = (end - first) * sl->stride, .align = sl->arch->code_align},
-        {.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2 /* ALLOC */, .addr = eh_addr,
-         .data = eh.data, .size = eh.len, .align = 8},
-    };
-    size_t len = 0;
-    uint8_t *image = pt_elf_build(sl->arch->elf_machine, sl->arch->big_endian, secs, 2, syms, n, &len);
-    pt_buf_free(&eh);
-    if (!image)
-        return -1;
-
     pthread_mutex_lock(&jit_lock);
     chunk_drop(c);
-    c->image = image;
-    c->entry.symfile_addr = (const char *)image;
-    c->entry.symfile_size = len;
+    c->image = im;
+    c->named = named;
+    c->entry.symfile_addr = (const char *)im.data;
+    c->entry.symfile_size = im.len;
     jit_link(&c->entry);
     pthread_mutex_unlock(&jit_lock);
     return 0;
@@ -281,7 +238,18 @@ int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index)
         errno = ENOMEM;
         return -1;
     }
-    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
+    if (!a->names || !a->names[index])
+        return 0;
+    size_t k = index / PT_GDB_CHUNK_SLOTS, j = index % PT_GDB_CHUNK_SLOTS;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    if (c->named >> j & 1)
+        return 0; /* already there (switching the output on again) */
+    if (!c->image.data ||
+        pt_gdb_image_add(&c->image, j, g->slots->stride, g->slots->layout->size, a->names[index]) < 0)
+        return chunk_rebuild(g, a, c, k, (int)j); /* first symbol, or the names are full */
+    c->named |= (uint64_t)1 << j;
+    chunk_changed(c);
+    return 0;
 }
 
 int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
@@ -289,7 +257,20 @@ int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
     struct pt_gdb_arena *s = a->gdb_handle;
     if (!s)
         return 0;
-    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
+    size_t k = index / PT_GDB_CHUNK_SLOTS, j = index % PT_GDB_CHUNK_SLOTS;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    if (!(c->named >> j & 1))
+        return 0;
+    c->named &= ~((uint64_t)1 << j);
+    if (c->named == 0) {
+        pthread_mutex_lock(&jit_lock);
+        chunk_drop(c);
+        pthread_mutex_unlock(&jit_lock);
+        return 0;
+    }
+    pt_gdb_image_remove(&c->image, j, g->slots->stride);
+    chunk_changed(c);
+    return 0;
 }
 
 void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a)
