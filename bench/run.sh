@@ -21,6 +21,8 @@ keys="wrap_ns_none wrap_ns_perfmap wrap_ns_jitdump wrap_ns_all write_floor_ns ji
 naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns bytes_per_trampoline_none
 bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k
 wrap_ns_elf bytes_per_trampoline_elf inject_report_vs_elf_report_10k"
+# issue 19, items 3 and 4 (bench/wrap.c, bench/gdb_bt_time.sh)
+keys="$keys gdb_vs_none all_vs_floor gdb_run_bt_s_10k"
 
 # stage NAME TIMEOUT CMD...: runs one benchmark, keeps its `key: value` and
 # `# note` lines; a crash or timeout is recorded as a note.
@@ -112,7 +114,9 @@ target() {
     call_extra_instructions) echo "<= 6" ;; call_ratio_100ns) echo "<= 1.03" ;;
     jitdump_vs_floor) echo "<= 1.5" ;; wrap_ns_none) echo "<= 100" ;;
     bytes_per_trampoline_none) echo "<= 48" ;; unwind_ratio_1M_vs_100) echo "<= 1.3" ;;
-    naive_vs_perftramp) echo ">= 3" ;; *) echo "" ;;
+    naive_vs_perftramp) echo ">= 3" ;;
+    gdb_vs_none) echo "<= 3" ;; all_vs_floor) echo "<= 1.5" ;; gdb_run_bt_s_10k) echo "<= 2" ;;
+    *) echo "" ;;
     esac
 }
 met() { # key value -> yes/no/-

@@ -12,7 +12,8 @@ BENCH_QUICK=1 make bench | tee "$out"
 missing=0
 for k in wrap_ns_none wrap_ns_perfmap wrap_ns_jitdump wrap_ns_all write_floor_ns jitdump_vs_floor \
     naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns bytes_per_trampoline_none \
-    bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k; do
+    bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k \
+    gdb_vs_none all_vs_floor gdb_run_bt_s_10k; do
     grep -Eq "^$k: ([0-9.]+|n/a \(.+\))\$" "$out" || { echo "60-bench: no line for $k"; missing=1; }
 done
 test -s bench/results-quick.md || { echo "60-bench: bench/results-quick.md not written"; missing=1; }
