@@ -329,8 +329,8 @@ static void slot_stub(struct pt_gdb_arena *s, size_t k, size_t index)
 
 uintptr_t pt_gdb_first_call(uintptr_t ret)
 {
-    uintptr_t slot_x = ret - lazy_ret_off;
     pthread_mutex_lock(&jit_lock);
+    uintptr_t slot_x = ret - lazy_ret_off;
     for (struct pt_gdb_arena *s = lazy_arenas; s; s = s->lazy_next) {
         struct pt_arena *a = s->arena;
         if (slot_x < a->x || slot_x >= a->x + a->n_slots * s->slots->stride)
@@ -341,10 +341,11 @@ uintptr_t pt_gdb_first_call(uintptr_t ret)
             chunk_changed_locked(s, k); /* gdb re-reads the chunk: it stops here twice */
         break;
     }
-    pthread_mutex_unlock(&jit_lock);
     /* the real target is back in the word: put back above, or by another
      * thread's first call, a later wrap's re-read or the chunk's removal */
-    return (uintptr_t)__atomic_load_n((const uint64_t *)(slot_x + lazy_word_off), __ATOMIC_ACQUIRE);
+    uintptr_t target = (uintptr_t)__atomic_load_n((const uint64_t *)(slot_x + lazy_word_off), __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&jit_lock);
+    return target;
 }
 
 /* (Re)builds chunk k's image from its named slots plus `add` (a slot
