@@ -218,30 +218,45 @@ static bool debugger_attached(void)
 }
 
 /* Debugger attached: the first PT_GDB_EAGER_PER_BURST wraps of a burst
- * (wraps less than PT_GDB_BURST_GAP_NS apart) are told to gdb at once,
- * the rest at their first call (gdb_lazy.h).  So a program that makes a
- * few trampolines and steps into them sees every instruction named, and
- * one that makes thousands under gdb is not slowed down 1 ms per wrap. */
+ * are told to gdb at once, the rest at their first call (gdb_lazy.h).  A
+ * burst ends when the program spends PT_GDB_BURST_GAP_NS between two
+ * wraps, counted from the end of the first one's gdb work (gdb's own
+ * stops take ~0.5 ms each, tens of ms on a loaded machine).  So a program
+ * that makes a few trampolines and steps into them sees every instruction
+ * named, and one that makes thousands under gdb is not slowed down 1 ms
+ * per wrap. */
 #define PT_GDB_EAGER_PER_BURST 256
-#define PT_GDB_BURST_GAP_NS 10000000ull /* 10 ms */
+#define PT_GDB_BURST_GAP_NS 100000000ull /* 100 ms */
 
-static uint64_t burst_last_ns;
+static uint64_t burst_last_ns; /* end of the last wrap under a debugger, 0: none */
 static unsigned burst_eager;
 
-static bool wrap_goes_lazy(void)
+static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool wrap_goes_lazy(void)
+{
+    uint64_t now = monotonic_ns();
     pthread_mutex_lock(&jit_lock);
-    if (now - burst_last_ns > PT_GDB_BURST_GAP_NS)
+    if (burst_last_ns == 0 || now - burst_last_ns > PT_GDB_BURST_GAP_NS)
         burst_eager = 0;
-    burst_last_ns = now;
     bool lazy = burst_eager >= PT_GDB_EAGER_PER_BURST;
     if (!lazy)
         burst_eager++;
     pthread_mutex_unlock(&jit_lock);
     return lazy;
+}
+
+static void burst_touch(void)
+{
+    uint64_t now = monotonic_ns();
+    pthread_mutex_lock(&jit_lock);
+    burst_last_ns = now;
+    pthread_mutex_unlock(&jit_lock);
 }
 
 static uint64_t *target_word(const struct pt_gdb_arena *s, size_t index)
@@ -385,15 +400,21 @@ int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index)
     if (c->named >> j & 1)
         return 0; /* already there (switching the output on again) */
     s->slots = g->slots;
+    bool watched = g->lazy && debugger_attached();
+    int r = 0;
     if (!c->image.data ||
-        pt_gdb_image_add(&c->image, j, g->slots->stride, g->slots->layout->size, a->names[index]) < 0)
-        return chunk_rebuild(g, a, s, k, (int)j); /* first symbol, or the names are full */
-    c->named |= (uint64_t)1 << j;
-    if (g->lazy && debugger_attached() && wrap_goes_lazy())
-        slot_stub(s, k, index); /* gdb re-reads the chunk at the first call (gdb_lazy.h) */
-    else
-        chunk_changed(s, k);
-    return 0;
+        pt_gdb_image_add(&c->image, j, g->slots->stride, g->slots->layout->size, a->names[index]) < 0) {
+        r = chunk_rebuild(g, a, s, k, (int)j); /* first symbol, or the names are full */
+    } else {
+        c->named |= (uint64_t)1 << j;
+        if (watched && wrap_goes_lazy())
+            slot_stub(s, k, index); /* gdb re-reads the chunk at the first call (gdb_lazy.h) */
+        else
+            chunk_changed(s, k);
+    }
+    if (watched)
+        burst_touch();
+    return r;
 }
 
 int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
