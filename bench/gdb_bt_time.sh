@@ -6,7 +6,7 @@
 #                     10,000 trampolines (gdb reads every JIT entry at
 #                     attach), prints bt, detaches.
 #   gdb_run_bt_s_10k  gdb runs the program from its start: the 10,000
-#                     trampolines are created under gdb (the first 256
+#                     trampolines are created under gdb (the first 128
 #                     tell gdb at once, the rest at their first call:
 #                     docs/unwinding.md, "The publication rule"); then
 #                     breaks in the target and prints bt.  Target <= 2 s.

@@ -5,7 +5,7 @@
 # 1. gdb.fresh-trampoline: gdb runs the program, which makes 3,000
 #    trampolines under gdb and then py::chosen (the 57th slot of a chunk of
 #    64: a chunk that is not full) and calls it at once.  Past the first
-#    256 wraps of a burst the library does not stop for gdb at each wrap:
+#    128 wraps of a burst the library does not stop for gdb at each wrap:
 #    it patches the chunk's image and has gdb re-read it at the first call
 #    through a new trampoline (docs/unwinding.md, "gdb").  A breakpoint in
 #    the target must still show  gdb_target <- py::chosen <- gdb_caller

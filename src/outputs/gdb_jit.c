@@ -225,7 +225,7 @@ static bool debugger_attached(void)
  * that makes a few trampolines and steps into them sees every instruction
  * named, and one that makes thousands under gdb is not slowed down 1 ms
  * per wrap. */
-#define PT_GDB_EAGER_PER_BURST 256
+#define PT_GDB_EAGER_PER_BURST 128
 #define PT_GDB_BURST_GAP_NS 100000000ull /* 100 ms */
 
 static uint64_t burst_last_ns; /* end of the last wrap under a debugger, 0: none */
