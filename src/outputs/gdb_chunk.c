@@ -110,6 +110,7 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
     size_t eh_off = b.len;
     struct pt_buf eh;
     pt_buf_init(&eh, be);
+    pt_buf_reserve(&eh, 64 + n * (sl->fde_size + 16)); /* one allocation, no realloc per doubling */
     chunk_eh_frame(&eh, sl, text, eh_addr, n, program, program_len);
     pt_buf_put(&b, eh.data, eh.len);
     size_t eh_len = eh.len;
