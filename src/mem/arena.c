@@ -144,6 +144,7 @@ static struct pt_arena *arena_new(struct pt_slots *s)
         errno = e;
         return NULL;
     }
+    pt_code_prefault(&a->mem); /* one call instead of a fault per page as slots fill */
     a->w = a->mem.w;
     a->x = a->mem.x;
     if (s->with_eh_frame && build_eh_frame(s, a) < 0)
