@@ -10,11 +10,14 @@
  * arena growth is part of what is measured. */
 #include "bench.h"
 
+#include "api/context.h"
 #include "emit/eh_frame.h"
 #include "emit/layout.h"
+#include "mem/codemem.h"
 #include "perftramp.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* Batches last ~50 us or less: on a shared machine (load 5-10 on 2 cores
@@ -34,6 +37,7 @@ struct wrap_result {
     size_t wraps;
     int truncated; /* stopped early: over the time budget */
     double dump_bytes; /* jitdump bytes per trampoline, 0 when no dump */
+    double faults;     /* minor page faults per wrap (getrusage) */
 };
 
 static off_t file_size(const char *path)
@@ -96,18 +100,109 @@ static double floor_close(struct floor *f)
     return m;
 }
 
+/* The code floor (wrap_vs_floor): what writing a trampoline's bytes into
+ * fresh pages of the same code memory costs, page faults included, with
+ * none of perftramp's logic.  It mirrors the arenas: blocks from the same
+ * backend (pt_code_alloc), the same growth (64 KiB doubling to 16 MiB),
+ * the FDE area written when a block is made, then one slot's template per
+ * "wrap" at the same stride.  It never pre-faults (that is what
+ * wrap_ns_none's arenas may do better than the floor). */
+struct code_floor {
+    const struct pt_layout *layout;
+    size_t stride, fde_size, eh_fixed;
+    struct pt_code_block blocks[64];
+    size_t n_blocks, next_bytes, n_slots, used; /* of the newest block */
+    double *per_slot;                           /* ns per slot write, one per batch */
+    size_t n_batches, cap;
+};
+
+static void code_floor_open(struct code_floor *f, const struct perftramp *pt, size_t max_batches)
+{
+    memset(f, 0, sizeof *f);
+    f->layout = &pt->layout;
+    f->stride = pt->slots.stride;
+    f->fde_size = pt->slots.fde_size;
+    f->eh_fixed = pt->slots.eh_fixed;
+    f->next_bytes = 64 * 1024;
+    f->cap = max_batches;
+    f->per_slot = calloc(max_batches ? max_batches : 1, sizeof *f->per_slot);
+    if (!f->per_slot) {
+        perror("calloc");
+        exit(1);
+    }
+}
+
+/* A round ended (its context closed): the blocks go, the next round
+ * starts cold again, as a fresh context does. */
+static void code_floor_reset(struct code_floor *f)
+{
+    for (size_t k = 0; k < f->n_blocks; k++)
+        pt_code_free(&f->blocks[k]);
+    f->n_blocks = f->n_slots = f->used = 0;
+    f->next_bytes = 64 * 1024;
+}
+
+static uint8_t *code_floor_slot(struct code_floor *f)
+{
+    if (f->used == f->n_slots) {
+        if (f->n_blocks == sizeof f->blocks / sizeof f->blocks[0])
+            code_floor_reset(f);
+        struct pt_code_block *b = &f->blocks[f->n_blocks];
+        if (pt_code_alloc(b, f->next_bytes, 16) < 0) {
+            perror("pt_code_alloc");
+            exit(1);
+        }
+        f->n_blocks++;
+        f->n_slots = (f->next_bytes - f->eh_fixed) / (f->stride + f->fde_size);
+        f->used = 0;
+        /* the FDE area, written whole when an arena is made */
+        memset(b->w + f->n_slots * f->stride, 0x5a, f->n_slots * f->fde_size + f->eh_fixed);
+        if (f->next_bytes < 16 * 1024 * 1024)
+            f->next_bytes *= 2;
+    }
+    return f->blocks[f->n_blocks - 1].w + f->used++ * f->stride;
+}
+
+static void code_floor_batch(struct code_floor *f, size_t batch)
+{
+    if (f->n_batches == f->cap)
+        return;
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = 0; i < batch; i++) {
+        uint8_t *w = code_floor_slot(f);
+        memcpy(w, f->layout->bytes, f->layout->size);
+        memcpy(w + f->layout->word_off[PT_WORD_TAG], &i, sizeof i); /* per-slot bytes, as the tag */
+    }
+    f->per_slot[f->n_batches++] = (double)(bench_now_ns() - t0) / (double)batch;
+}
+
+static double code_floor_close(struct code_floor *f)
+{
+    code_floor_reset(f);
+    double m = bench_median(f->per_slot, f->n_batches);
+    free(f->per_slot);
+    return m;
+}
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 /* Runs rounds of n wraps with `outputs` until `budget_ns` is spent (at
  * least one round).  With a floor, a batch of floor writes follows every
  * batch of wraps, so both see the same machine (others share it).
  * Returns 0, or the errno of perftramp_open. */
 static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, uint64_t budget_ns,
-                      struct floor *floor, struct wrap_result *r)
+                      struct floor *floor, struct code_floor *cfloor, struct wrap_result *r)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
     size_t max_batches = (n / batch) * (size_t)max_rounds;
     double *per_wrap = calloc(max_batches, sizeof *per_wrap);
     size_t n_batches = 0;
     uint64_t total_ns = 0, start = bench_now_ns();
+    long faults = 0;
     memset(r, 0, sizeof *r);
     for (int round = 0; round < max_rounds; round++) {
         if (round > 0 && bench_now_ns() - start > budget_ns)
@@ -144,6 +239,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
                 r->truncated = 1;
                 break;
             }
+            long f0 = minor_faults();
             uint64_t t0 = bench_now_ns();
             for (size_t i = b; i < b + batch; i++)
                 if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
@@ -151,13 +247,18 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
                     exit(1);
                 }
             uint64_t dt = bench_now_ns() - t0;
+            faults += minor_faults() - f0;
             per_wrap[n_batches++] = (double)dt / (double)batch;
             total_ns += dt;
             r->wraps += batch;
             done += batch;
             if (floor)
                 floor_batch(floor);
+            if (cfloor)
+                code_floor_batch(cfloor, batch);
         }
+        if (cfloor)
+            code_floor_reset(cfloor);
         off_t dump_after = file_size(dump); /* before CLOSE: groups only */
         if (perftramp_close(pt) < 0)
             perror("perftramp_close");
@@ -168,6 +269,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
             bench_unlink_perf_map();
     }
     r->mean_ns = (double)total_ns / (double)r->wraps;
+    r->faults = (double)faults / (double)r->wraps;
     r->median_ns = bench_median(per_wrap, n_batches);
     free(names);
     free(per_wrap);
@@ -199,9 +301,62 @@ static size_t estimated_group_bytes(void)
 static size_t probe_group_bytes(void)
 {
     struct wrap_result r;
-    if (run_config(PERFTRAMP_JITDUMP, 1000, BATCH_IO, 1, 60000000000ull, NULL, &r) != 0 || r.dump_bytes <= 0)
+    if (run_config(PERFTRAMP_JITDUMP, 1000, BATCH_IO, 1, 60000000000ull, NULL, NULL, &r) != 0 || r.dump_bytes <= 0)
         return 0;
     return (size_t)(r.dump_bytes + 0.5);
+}
+
+/* wrap_ns_none against the code floor, batch by batch; then once more
+ * with the arenas' pre-fault turned off (pt_code_prefault_enable), to
+ * show what it saves: wrap_vs_floor_noprefault. */
+static void wrap_vs_code_floor(size_t n, int rounds, uint64_t budget)
+{
+    struct perftramp_options o = {.outputs = 0};
+    perftramp *pt = perftramp_open(&o);
+    if (!pt) {
+        bench_na("wrap_ns_none", strerror(errno));
+        bench_na("wrap_vs_floor", strerror(errno));
+        return;
+    }
+    static const struct {
+        const char *suffix;
+        bool prefault;
+    } runs[] = {{"", true}, {"_noprefault", false}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        struct code_floor cf;
+        struct wrap_result r;
+        char key[64];
+        code_floor_open(&cf, pt, (n / BATCH_FAST) * (size_t)rounds);
+        pt_code_prefault_enable(runs[k].prefault);
+        long f0 = minor_faults();
+        uint64_t t0 = bench_now_ns();
+        int e = run_config(0, n, BATCH_FAST, rounds, budget, NULL, &cf, &r);
+        uint64_t t_total = bench_now_ns() - t0;
+        long faults = minor_faults() - f0;
+        pt_code_prefault_enable(true);
+        size_t slots = cf.n_batches * BATCH_FAST;
+        double floor_ns = code_floor_close(&cf);
+        snprintf(key, sizeof key, "wrap_ns_none%s", runs[k].suffix);
+        if (e) {
+            bench_na(key, e == ENOTSUP ? "ENOTSUP" : strerror(e));
+            continue;
+        }
+        bench_value(key, "%.1f", r.median_ns);
+        bench_note("%s: %zu wraps in batches of %d, median %.1f ns, mean %.1f ns per wrap, %.4f minor faults per "
+                   "wrap%s",
+                   key, r.wraps, BATCH_FAST, r.median_ns, r.mean_ns, r.faults,
+                   r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
+        snprintf(key, sizeof key, "code_floor_ns%s", runs[k].suffix);
+        bench_value(key, "%.1f", floor_ns);
+        bench_note("%s: %zu slot writes (%zu B of template at a %zu B stride, FDE area per block) into fresh %s "
+                   "blocks, page faults included, interleaved batch by batch with the wraps; %.1f s for both, %ld "
+                   "minor faults",
+                   key, slots, pt->layout.size, pt->slots.stride,
+                   pt_code_backend_chosen() ? pt_code_backend_chosen()->name : "?", (double)t_total / 1e9, faults);
+        snprintf(key, sizeof key, "wrap_vs_floor%s", runs[k].suffix);
+        bench_value(key, "%.2f", floor_ns > 0 ? r.median_ns / floor_ns : 0);
+    }
+    perftramp_close(pt);
 }
 
 int main(void)
@@ -216,7 +371,6 @@ int main(void)
         size_t batch;
         int detail; /* not a metric of its own: a note for results.md */
     } configs[] = {
-        {"wrap_ns_none", 0, BATCH_FAST, 0},
         {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP, BATCH_IO, 0},
         {"wrap_ns_jitdump", PERFTRAMP_JITDUMP, BATCH_IO, 0},
         {"wrap_ns_unwind", PERFTRAMP_UNWIND, BATCH_FAST, 1},
@@ -232,13 +386,15 @@ int main(void)
         group = estimated_group_bytes();
         group_from = "estimated from the layout; jitdump not available";
     }
+    wrap_vs_code_floor(n, rounds, budget);
     struct floor floor;
     floor_open(&floor, group ? group : 1, (n / BATCH_IO) * (size_t)rounds);
     double dump_bytes = 0;
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         struct wrap_result r;
         int with_floor = configs[c].outputs == PERFTRAMP_JITDUMP;
-        int e = run_config(configs[c].outputs, n, configs[c].batch, rounds, budget, with_floor ? &floor : NULL, &r);
+        int e = run_config(configs[c].outputs, n, configs[c].batch, rounds, budget, with_floor ? &floor : NULL, NULL,
+                           &r);
         if (e) {
             if (configs[c].detail)
                 bench_note("%s: n/a (%s)", configs[c].key, strerror(e));
