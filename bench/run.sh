@@ -35,7 +35,10 @@ keys="wrap_vs_floor wrap_ns_none code_floor_ns wrap_vs_floor_noprefault wrap_ns_
 naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns call_extra_instructions_near
 call_ratio_empty_near call_ratio_100ns_near call_ratio_empty_main_gen call_ratio_100ns_main_gen bytes_per_trampoline_none
 bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k
-wrap_ns_elf bytes_per_trampoline_elf inject_report_vs_elf_report_10k"
+wrap_ns_elf bytes_per_trampoline_elf inject_report_vs_elf_report_10k
+scaling_wrap_ns_1e2 scaling_wrap_ns_1e4 scaling_bytes_1e2 scaling_bytes_1e4 scaling_unwind_step_ns_1e2 scaling_unwind_step_ns_1e4"
+[ -n "$quick" ] || keys="$keys scaling_wrap_ns_1e6 scaling_wrap_ns_1e7 scaling_bytes_1e6 scaling_bytes_1e7
+scaling_unwind_step_ns_1e6 scaling_unwind_step_ns_1e7"
 
 # stage NAME TIMEOUT CMD...: runs one benchmark, keeps its `key: value` and
 # `# note` lines; a crash or timeout is recorded as a note.
@@ -93,6 +96,8 @@ else
 fi
 
 stage memory 600 "$bin/bench_memory"
+# 10^2 .. 10^7 live trampolines (BENCH_QUICK: 10^2, 10^4)
+stage scaling 900 "$bin/bench_scaling"
 
 # Benchmarks other areas own: run them when they exist.
 if [ -f "$src/bench/unwind_cost.c" ]; then
@@ -198,9 +203,25 @@ dirty=$(git -C "$src" status --porcelain -- src include bench 2>/dev/null | grep
         echo "| \`$k\` | ${v:-n/a} | $(target "$k") | $(floor_of "$k") | $(met "$k" "$(value "$k")") |"
     done
     echo
+    echo "Scaling (bench_scaling, PERFTRAMP_UNWIND on, each count in its own process; \`make bench-plot\` draws bench/scaling.svg):"
+    echo
+    echo "| live trampolines | ns per wrap (fill) | ns per wrap (at that count) | resident B per trampoline | ns per unwind step |"
+    echo "|---|---|---|---|---|"
+    for c in 1e2 1e4 1e6 1e7; do
+        [ -n "$(value scaling_wrap_ns_$c)" ] || continue
+        echo "| $c | $(value scaling_wrap_ns_$c) | $(value scaling_wrap_at_ns_$c) | $(value scaling_bytes_$c) | $(value scaling_unwind_step_ns_$c) |"
+    done
+    echo
     echo "Details:"
     echo
     grep -E '^# ' "$log" | sed 's/^# /- /'
     grep -E '^[A-Za-z0-9_]+: ' "$log" | grep -vE "^($(echo $keys | tr ' ' '|')): " | sed 's/^/- /'
 } >"$out"
 echo "bench: wrote $out" >&2
+# the data make bench-plot draws: count, fill ns, at-count ns, bytes, unwind ns
+dat=$build/bench/scaling$([ -n "$quick" ] && echo -quick).dat
+for c in 1e2 1e4 1e6 1e7; do
+    [ -n "$(value scaling_wrap_ns_$c)" ] || continue
+    echo "$(awk -v c="$c" 'BEGIN { printf "%d", c }') $(value scaling_wrap_ns_$c) $(value scaling_wrap_at_ns_$c) $(value scaling_bytes_$c) $(value scaling_unwind_step_ns_$c)"
+done >"$dat"
+echo "bench: wrote $dat" >&2
