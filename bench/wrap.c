@@ -17,6 +17,7 @@
 #include "perftramp.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -101,16 +102,22 @@ static double floor_close(struct floor *f)
 }
 
 /* The code floor (wrap_vs_floor): what writing a trampoline's bytes into
- * fresh pages of the same code memory costs, page faults included, with
- * none of perftramp's logic.  It mirrors the arenas: blocks from the same
- * backend (pt_code_alloc), the same growth (64 KiB doubling to 16 MiB),
- * the FDE area written when a block is made, then one slot's template per
- * "wrap" at the same stride.  It never pre-faults (that is what
- * wrap_ns_none's arenas may do better than the floor). */
+ * fresh pages of the same kind of code memory costs, page faults
+ * included, with none of perftramp's logic.  It mirrors the arenas: the
+ * same growth (64 KiB doubling to 16 MiB), the FDE area written when a
+ * block is made, then one slot's template per "wrap" at the same stride.
+ * Blocks are new mappings, private anonymous memory as libffi's closures
+ * use, or shared anonymous memory for perftramp's double mapping; they are
+ * unmapped only at the end, so every page is fresh.  Never pre-faulted:
+ * that is what the arenas may do better than the floor. */
 struct code_floor {
     const struct pt_layout *layout;
     size_t stride, fde_size, eh_fixed;
-    struct pt_code_block blocks[64];
+    int map_flags;
+    struct {
+        uint8_t *p;
+        size_t bytes;
+    } blocks[512];
     size_t n_blocks, next_bytes, n_slots, used; /* of the newest block */
     double *per_slot;                           /* ns per slot write, one per batch */
     size_t n_batches, cap;
@@ -123,7 +130,8 @@ static void code_floor_open(struct code_floor *f, const struct perftramp *pt, si
     f->stride = pt->slots.stride;
     f->fde_size = pt->slots.fde_size;
     f->eh_fixed = pt->slots.eh_fixed;
-    f->next_bytes = 64 * 1024;
+    const struct pt_code_backend *b = pt_code_backend_chosen();
+    f->map_flags = MAP_ANONYMOUS | (b && b != &pt_code_ffi ? MAP_SHARED : MAP_PRIVATE);
     f->cap = max_batches;
     f->per_slot = calloc(max_batches ? max_batches : 1, sizeof *f->per_slot);
     if (!f->per_slot) {
@@ -132,35 +140,35 @@ static void code_floor_open(struct code_floor *f, const struct perftramp *pt, si
     }
 }
 
-/* A round ended (its context closed): the blocks go, the next round
- * starts cold again, as a fresh context does. */
-static void code_floor_reset(struct code_floor *f)
+/* A new round: arenas start small again, as in a fresh context. */
+static void code_floor_round(struct code_floor *f)
 {
-    for (size_t k = 0; k < f->n_blocks; k++)
-        pt_code_free(&f->blocks[k]);
-    f->n_blocks = f->n_slots = f->used = 0;
     f->next_bytes = 64 * 1024;
+    f->n_slots = f->used = 0;
 }
 
 static uint8_t *code_floor_slot(struct code_floor *f)
 {
     if (f->used == f->n_slots) {
-        if (f->n_blocks == sizeof f->blocks / sizeof f->blocks[0])
-            code_floor_reset(f);
-        struct pt_code_block *b = &f->blocks[f->n_blocks];
-        if (pt_code_alloc(b, f->next_bytes, 16) < 0) {
-            perror("pt_code_alloc");
+        if (f->n_blocks == sizeof f->blocks / sizeof f->blocks[0]) {
+            fprintf(stderr, "code floor: too many blocks\n");
             exit(1);
         }
-        f->n_blocks++;
+        uint8_t *p = mmap(NULL, f->next_bytes, PROT_READ | PROT_WRITE, f->map_flags, -1, 0);
+        if (p == MAP_FAILED) {
+            perror("mmap");
+            exit(1);
+        }
+        f->blocks[f->n_blocks].p = p;
+        f->blocks[f->n_blocks++].bytes = f->next_bytes;
         f->n_slots = (f->next_bytes - f->eh_fixed) / (f->stride + f->fde_size);
         f->used = 0;
         /* the FDE area, written whole when an arena is made */
-        memset(b->w + f->n_slots * f->stride, 0x5a, f->n_slots * f->fde_size + f->eh_fixed);
+        memset(p + f->n_slots * f->stride, 0x5a, f->n_slots * f->fde_size + f->eh_fixed);
         if (f->next_bytes < 16 * 1024 * 1024)
             f->next_bytes *= 2;
     }
-    return f->blocks[f->n_blocks - 1].w + f->used++ * f->stride;
+    return f->blocks[f->n_blocks - 1].p + f->used++ * f->stride;
 }
 
 static void code_floor_batch(struct code_floor *f, size_t batch)
@@ -178,7 +186,8 @@ static void code_floor_batch(struct code_floor *f, size_t batch)
 
 static double code_floor_close(struct code_floor *f)
 {
-    code_floor_reset(f);
+    for (size_t k = 0; k < f->n_blocks; k++)
+        munmap(f->blocks[k].p, f->blocks[k].bytes);
     double m = bench_median(f->per_slot, f->n_batches);
     free(f->per_slot);
     return m;
@@ -195,7 +204,7 @@ static long minor_faults(void)
  * batch of wraps, so both see the same machine (others share it).
  * Returns 0, or the errno of perftramp_open. */
 static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, uint64_t budget_ns,
-                      struct floor *floor, struct code_floor *cfloor, struct wrap_result *r)
+                      struct floor *floor, struct wrap_result *r)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
     size_t max_batches = (n / batch) * (size_t)max_rounds;
@@ -254,11 +263,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
             done += batch;
             if (floor)
                 floor_batch(floor);
-            if (cfloor)
-                code_floor_batch(cfloor, batch);
         }
-        if (cfloor)
-            code_floor_reset(cfloor);
         off_t dump_after = file_size(dump); /* before CLOSE: groups only */
         if (perftramp_close(pt) < 0)
             perror("perftramp_close");
@@ -301,62 +306,94 @@ static size_t estimated_group_bytes(void)
 static size_t probe_group_bytes(void)
 {
     struct wrap_result r;
-    if (run_config(PERFTRAMP_JITDUMP, 1000, BATCH_IO, 1, 60000000000ull, NULL, NULL, &r) != 0 || r.dump_bytes <= 0)
+    if (run_config(PERFTRAMP_JITDUMP, 1000, BATCH_IO, 1, 60000000000ull, NULL, &r) != 0 || r.dump_bytes <= 0)
         return 0;
     return (size_t)(r.dump_bytes + 0.5);
 }
 
-/* wrap_ns_none against the code floor, batch by batch; then once more
- * with the arenas' pre-fault turned off (pt_code_prefault_enable), to
- * show what it saves: wrap_vs_floor_noprefault. */
-static void wrap_vs_code_floor(size_t n, int rounds, uint64_t budget)
+/* wrap_ns_none against the code floor, batch by batch, with the arenas'
+ * pre-fault on and (wrap_ns_none_noprefault) off, round by round.  Every
+ * context stays open until the end: libffi's allocator hands the memory
+ * of a closed context out again, and then the next round's arenas would
+ * not be cold (~140 MB for the full run). */
+struct none_run {
+    const char *suffix;
+    bool prefault;
+    double *per_wrap;
+    size_t n_batches, wraps;
+    long faults;
+    uint64_t total_ns;
+    struct code_floor floor;
+};
+
+static void wrap_vs_code_floor(size_t n, int rounds)
 {
-    struct perftramp_options o = {.outputs = 0};
-    perftramp *pt = perftramp_open(&o);
-    if (!pt) {
-        bench_na("wrap_ns_none", strerror(errno));
-        bench_na("wrap_vs_floor", strerror(errno));
-        return;
-    }
-    static const struct {
-        const char *suffix;
-        bool prefault;
-    } runs[] = {{"", true}, {"_noprefault", false}};
-    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        struct code_floor cf;
-        struct wrap_result r;
-        char key[64];
-        code_floor_open(&cf, pt, (n / BATCH_FAST) * (size_t)rounds);
-        pt_code_prefault_enable(runs[k].prefault);
-        long f0 = minor_faults();
-        uint64_t t0 = bench_now_ns();
-        int e = run_config(0, n, BATCH_FAST, rounds, budget, NULL, &cf, &r);
-        uint64_t t_total = bench_now_ns() - t0;
-        long faults = minor_faults() - f0;
-        pt_code_prefault_enable(true);
-        size_t slots = cf.n_batches * BATCH_FAST;
-        double floor_ns = code_floor_close(&cf);
-        snprintf(key, sizeof key, "wrap_ns_none%s", runs[k].suffix);
-        if (e) {
-            bench_na(key, e == ENOTSUP ? "ENOTSUP" : strerror(e));
-            continue;
+    char *names = bench_names(n, BENCH_NAME_STRIDE);
+    perftramp **open = calloc((size_t)rounds * 2, sizeof *open);
+    struct none_run runs[2] = {{.suffix = "", .prefault = true}, {.suffix = "_noprefault", .prefault = false}};
+    size_t max_batches = (n / BATCH_FAST) * (size_t)rounds;
+    size_t n_open = 0;
+    for (int k = 0; k < 2; k++)
+        runs[k].per_wrap = calloc(max_batches, sizeof(double));
+    for (int round = 0; round < rounds; round++)
+        for (int k = 0; k < 2; k++) {
+            struct none_run *r = &runs[k];
+            struct perftramp_options o = {.outputs = 0};
+            perftramp *pt = perftramp_open(&o);
+            if (!pt) {
+                bench_na("wrap_ns_none", strerror(errno));
+                bench_na("wrap_vs_floor", strerror(errno));
+                return;
+            }
+            open[n_open++] = pt;
+            if (round == 0)
+                code_floor_open(&r->floor, pt, max_batches);
+            code_floor_round(&r->floor);
+            pt_code_prefault_enable(r->prefault);
+            for (size_t b = 0; b + BATCH_FAST <= n; b += BATCH_FAST) {
+                long f0 = minor_faults();
+                uint64_t t0 = bench_now_ns();
+                for (size_t i = b; i < b + BATCH_FAST; i++)
+                    if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
+                        perror("perftramp_wrap");
+                        exit(1);
+                    }
+                uint64_t dt = bench_now_ns() - t0;
+                r->faults += minor_faults() - f0;
+                r->per_wrap[r->n_batches++] = (double)dt / BATCH_FAST;
+                r->total_ns += dt;
+                r->wraps += BATCH_FAST;
+                code_floor_batch(&r->floor, BATCH_FAST);
+            }
+            pt_code_prefault_enable(true);
         }
-        bench_value(key, "%.1f", r.median_ns);
-        bench_note("%s: %zu wraps in batches of %d, median %.1f ns, mean %.1f ns per wrap, %.4f minor faults per "
-                   "wrap%s",
-                   key, r.wraps, BATCH_FAST, r.median_ns, r.mean_ns, r.faults,
-                   r.truncated ? " (STOPPED EARLY: over the time budget)" : "");
-        snprintf(key, sizeof key, "code_floor_ns%s", runs[k].suffix);
+    for (int k = 0; k < 2; k++) {
+        struct none_run *r = &runs[k];
+        char key[64];
+        size_t slots = r->floor.n_batches * BATCH_FAST;
+        const struct perftramp *pt = open[0];
+        double floor_ns = code_floor_close(&r->floor);
+        double median = bench_median(r->per_wrap, r->n_batches);
+        snprintf(key, sizeof key, "wrap_ns_none%s", r->suffix);
+        bench_value(key, "%.1f", median);
+        bench_note("%s: %zu wraps in batches of %d on cold arenas, median %.1f ns, mean %.1f ns per wrap, %.4f minor "
+                   "faults per wrap",
+                   key, r->wraps, BATCH_FAST, median, (double)r->total_ns / (double)r->wraps,
+                   (double)r->faults / (double)r->wraps);
+        snprintf(key, sizeof key, "code_floor_ns%s", r->suffix);
         bench_value(key, "%.1f", floor_ns);
         bench_note("%s: %zu slot writes (%zu B of template at a %zu B stride, FDE area per block) into fresh %s "
-                   "blocks, page faults included, interleaved batch by batch with the wraps; %.1f s for both, %ld "
-                   "minor faults",
+                   "mappings, page faults included, interleaved batch by batch with the wraps",
                    key, slots, pt->layout.size, pt->slots.stride,
-                   pt_code_backend_chosen() ? pt_code_backend_chosen()->name : "?", (double)t_total / 1e9, faults);
-        snprintf(key, sizeof key, "wrap_vs_floor%s", runs[k].suffix);
-        bench_value(key, "%.2f", floor_ns > 0 ? r.median_ns / floor_ns : 0);
+                   r->floor.map_flags & MAP_SHARED ? "shared anonymous" : "private anonymous");
+        snprintf(key, sizeof key, "wrap_vs_floor%s", r->suffix);
+        bench_value(key, "%.2f", floor_ns > 0 ? median / floor_ns : 0);
+        free(r->per_wrap);
     }
-    perftramp_close(pt);
+    for (size_t i = 0; i < n_open; i++)
+        perftramp_close(open[i]);
+    free(open);
+    free(names);
 }
 
 int main(void)
@@ -380,21 +417,20 @@ int main(void)
          * into the mapped file, and now and then starts a new file */
         {"wrap_ns_elf", PERFTRAMP_ELF, BATCH_IO, 0},
     };
+    wrap_vs_code_floor(n, rounds); /* first: no memory freed before it */
     size_t group = probe_group_bytes();
     const char *group_from = "measured from the jitdump";
     if (group == 0) {
         group = estimated_group_bytes();
         group_from = "estimated from the layout; jitdump not available";
     }
-    wrap_vs_code_floor(n, rounds, budget);
     struct floor floor;
     floor_open(&floor, group ? group : 1, (n / BATCH_IO) * (size_t)rounds);
     double dump_bytes = 0;
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         struct wrap_result r;
         int with_floor = configs[c].outputs == PERFTRAMP_JITDUMP;
-        int e = run_config(configs[c].outputs, n, configs[c].batch, rounds, budget, with_floor ? &floor : NULL, NULL,
-                           &r);
+        int e = run_config(configs[c].outputs, n, configs[c].batch, rounds, budget, with_floor ? &floor : NULL, &r);
         if (e) {
             if (configs[c].detail)
                 bench_note("%s: n/a (%s)", configs[c].key, strerror(e));
