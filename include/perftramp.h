@@ -90,7 +90,7 @@ typedef struct perftramp perftramp;
 /* Flags for perftramp_options.flags. */
 #define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
 #define PERFTRAMP_SIGNAL   0x2u /* perftramp_options.signal toggles the outputs (see perftramp_set_outputs) */
-/* 0.3: trampolines call their target directly (x86-64 `call rel32`) when
+/* 0.2: trampolines call their target directly (x86-64 `call rel32`) when
  * it lies within +-2 GiB of the trampoline, else through memory as
  * always: same size, same unwind info, chosen per trampoline.  Where the
  * architecture has no direct-call table, every call goes through memory.
