@@ -10,11 +10,15 @@
  * arena growth is part of what is measured. */
 #include "bench.h"
 
+#include "api/context.h"
 #include "emit/eh_frame.h"
 #include "emit/layout.h"
+#include "mem/codemem.h"
 #include "perftramp.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* Batches last ~50 us or less: on a shared machine (load 5-10 on 2 cores
@@ -34,6 +38,7 @@ struct wrap_result {
     size_t wraps;
     int truncated; /* stopped early: over the time budget */
     double dump_bytes; /* jitdump bytes per trampoline, 0 when no dump */
+    double faults;     /* minor page faults per wrap (getrusage) */
 };
 
 static off_t file_size(const char *path)
@@ -96,6 +101,104 @@ static double floor_close(struct floor *f)
     return m;
 }
 
+/* The code floor (wrap_vs_floor): what writing a trampoline's bytes into
+ * fresh pages of the same kind of code memory costs, page faults
+ * included, with none of perftramp's logic.  It mirrors the arenas: the
+ * same growth (64 KiB doubling to 16 MiB), the FDE area written when a
+ * block is made, then one slot's template per "wrap" at the same stride.
+ * Blocks are new mappings, private anonymous memory as libffi's closures
+ * use, or shared anonymous memory for perftramp's double mapping; they are
+ * unmapped only at the end, so every page is fresh.  Never pre-faulted:
+ * that is what the arenas may do better than the floor. */
+struct code_floor {
+    const struct pt_layout *layout;
+    size_t stride, fde_size, eh_fixed;
+    int map_flags;
+    struct {
+        uint8_t *p;
+        size_t bytes;
+    } blocks[512];
+    size_t n_blocks, next_bytes, n_slots, used; /* of the newest block */
+    double *per_slot;                           /* ns per slot write, one per batch */
+    size_t n_batches, cap;
+};
+
+static void code_floor_open(struct code_floor *f, const struct perftramp *pt, size_t max_batches)
+{
+    memset(f, 0, sizeof *f);
+    f->layout = &pt->layout;
+    f->stride = pt->slots.stride;
+    f->fde_size = pt->slots.fde_size;
+    f->eh_fixed = pt->slots.eh_fixed;
+    const struct pt_code_backend *b = pt_code_backend_chosen();
+    f->map_flags = MAP_ANONYMOUS | (b && b != &pt_code_ffi ? MAP_SHARED : MAP_PRIVATE);
+    f->cap = max_batches;
+    f->per_slot = calloc(max_batches ? max_batches : 1, sizeof *f->per_slot);
+    if (!f->per_slot) {
+        perror("calloc");
+        exit(1);
+    }
+}
+
+/* A new round: arenas start small again, as in a fresh context. */
+static void code_floor_round(struct code_floor *f)
+{
+    f->next_bytes = 64 * 1024;
+    f->n_slots = f->used = 0;
+}
+
+static uint8_t *code_floor_slot(struct code_floor *f)
+{
+    if (f->used == f->n_slots) {
+        if (f->n_blocks == sizeof f->blocks / sizeof f->blocks[0]) {
+            fprintf(stderr, "code floor: too many blocks\n");
+            exit(1);
+        }
+        uint8_t *p = mmap(NULL, f->next_bytes, PROT_READ | PROT_WRITE, f->map_flags, -1, 0);
+        if (p == MAP_FAILED) {
+            perror("mmap");
+            exit(1);
+        }
+        f->blocks[f->n_blocks].p = p;
+        f->blocks[f->n_blocks++].bytes = f->next_bytes;
+        f->n_slots = (f->next_bytes - f->eh_fixed) / (f->stride + f->fde_size);
+        f->used = 0;
+        /* the FDE area, written whole when an arena is made */
+        memset(p + f->n_slots * f->stride, 0x5a, f->n_slots * f->fde_size + f->eh_fixed);
+        if (f->next_bytes < 16 * 1024 * 1024)
+            f->next_bytes *= 2;
+    }
+    return f->blocks[f->n_blocks - 1].p + f->used++ * f->stride;
+}
+
+static void code_floor_batch(struct code_floor *f, size_t batch)
+{
+    if (f->n_batches == f->cap)
+        return;
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = 0; i < batch; i++) {
+        uint8_t *w = code_floor_slot(f);
+        memcpy(w, f->layout->bytes, f->layout->size);
+        memcpy(w + f->layout->word_off[PT_WORD_TAG], &i, sizeof i); /* per-slot bytes, as the tag */
+    }
+    f->per_slot[f->n_batches++] = (double)(bench_now_ns() - t0) / (double)batch;
+}
+
+static double code_floor_close(struct code_floor *f)
+{
+    for (size_t k = 0; k < f->n_blocks; k++)
+        munmap(f->blocks[k].p, f->blocks[k].bytes);
+    double m = bench_median(f->per_slot, f->n_batches);
+    free(f->per_slot);
+    return m;
+}
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 /* Runs rounds of n wraps with `outputs` until `budget_ns` is spent (at
  * least one round).  With a floor, a batch of floor writes follows every
  * batch of wraps, so both see the same machine (others share it).
@@ -108,6 +211,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
     double *per_wrap = calloc(max_batches, sizeof *per_wrap);
     size_t n_batches = 0;
     uint64_t total_ns = 0, start = bench_now_ns();
+    long faults = 0;
     memset(r, 0, sizeof *r);
     for (int round = 0; round < max_rounds; round++) {
         if (round > 0 && bench_now_ns() - start > budget_ns)
@@ -144,6 +248,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
                 r->truncated = 1;
                 break;
             }
+            long f0 = minor_faults();
             uint64_t t0 = bench_now_ns();
             for (size_t i = b; i < b + batch; i++)
                 if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
@@ -151,6 +256,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
                     exit(1);
                 }
             uint64_t dt = bench_now_ns() - t0;
+            faults += minor_faults() - f0;
             per_wrap[n_batches++] = (double)dt / (double)batch;
             total_ns += dt;
             r->wraps += batch;
@@ -168,6 +274,7 @@ static int run_config(unsigned outputs, size_t n, size_t batch, int max_rounds, 
             bench_unlink_perf_map();
     }
     r->mean_ns = (double)total_ns / (double)r->wraps;
+    r->faults = (double)faults / (double)r->wraps;
     r->median_ns = bench_median(per_wrap, n_batches);
     free(names);
     free(per_wrap);
@@ -341,6 +448,91 @@ static void measure_all_vs_floor(size_t n, size_t group_bytes)
     free(names);
 }
 
+/* wrap_ns_none against the code floor, batch by batch, with the arenas'
+ * pre-fault on and (wrap_ns_none_noprefault) off, round by round.  Every
+ * context stays open until the end: libffi's allocator hands the memory
+ * of a closed context out again, and then the next round's arenas would
+ * not be cold (~140 MB for the full run). */
+struct none_run {
+    const char *suffix;
+    bool prefault;
+    double *per_wrap;
+    size_t n_batches, wraps;
+    long faults;
+    uint64_t total_ns;
+    struct code_floor floor;
+};
+
+static void wrap_vs_code_floor(size_t n, int rounds)
+{
+    char *names = bench_names(n, BENCH_NAME_STRIDE);
+    perftramp **open = calloc((size_t)rounds * 2, sizeof *open);
+    struct none_run runs[2] = {{.suffix = "", .prefault = true}, {.suffix = "_noprefault", .prefault = false}};
+    size_t max_batches = (n / BATCH_FAST) * (size_t)rounds;
+    size_t n_open = 0;
+    for (int k = 0; k < 2; k++)
+        runs[k].per_wrap = calloc(max_batches, sizeof(double));
+    for (int round = 0; round < rounds; round++)
+        for (int k = 0; k < 2; k++) {
+            struct none_run *r = &runs[k];
+            struct perftramp_options o = {.outputs = 0};
+            perftramp *pt = perftramp_open(&o);
+            if (!pt) {
+                bench_na("wrap_ns_none", strerror(errno));
+                bench_na("wrap_vs_floor", strerror(errno));
+                return;
+            }
+            open[n_open++] = pt;
+            if (round == 0)
+                code_floor_open(&r->floor, pt, max_batches);
+            code_floor_round(&r->floor);
+            pt_code_prefault_enable(r->prefault);
+            for (size_t b = 0; b + BATCH_FAST <= n; b += BATCH_FAST) {
+                long f0 = minor_faults();
+                uint64_t t0 = bench_now_ns();
+                for (size_t i = b; i < b + BATCH_FAST; i++)
+                    if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
+                        perror("perftramp_wrap");
+                        exit(1);
+                    }
+                uint64_t dt = bench_now_ns() - t0;
+                r->faults += minor_faults() - f0;
+                r->per_wrap[r->n_batches++] = (double)dt / BATCH_FAST;
+                r->total_ns += dt;
+                r->wraps += BATCH_FAST;
+                code_floor_batch(&r->floor, BATCH_FAST);
+            }
+            pt_code_prefault_enable(true);
+        }
+    for (int k = 0; k < 2; k++) {
+        struct none_run *r = &runs[k];
+        char key[64];
+        size_t slots = r->floor.n_batches * BATCH_FAST;
+        const struct perftramp *pt = open[0];
+        double floor_ns = code_floor_close(&r->floor);
+        double median = bench_median(r->per_wrap, r->n_batches);
+        snprintf(key, sizeof key, "wrap_ns_none%s", r->suffix);
+        bench_value(key, "%.1f", median);
+        bench_note("%s: %zu wraps in batches of %d on cold arenas, median %.1f ns, mean %.1f ns per wrap, %.4f minor "
+                   "faults per wrap",
+                   key, r->wraps, BATCH_FAST, median, (double)r->total_ns / (double)r->wraps,
+                   (double)r->faults / (double)r->wraps);
+        snprintf(key, sizeof key, "code_floor_ns%s", r->suffix);
+        bench_value(key, "%.1f", floor_ns);
+        bench_note("%s: %zu slot writes (%zu B of template at a %zu B stride, FDE area per block) into fresh %s "
+                   "mappings, page faults included, interleaved batch by batch with the wraps",
+                   key, slots, pt->layout.size, pt->slots.stride,
+                   r->floor.map_flags & MAP_SHARED ? "shared anonymous" : "private anonymous");
+        snprintf(key, sizeof key, "wrap_vs_floor%s", r->suffix);
+        bench_value(key, "%.2f", floor_ns > 0 ? median / floor_ns : 0);
+        free(r->per_wrap);
+    }
+    for (size_t i = 0; i < n_open; i++)
+        perftramp_close(open[i]);
+    free(open);
+    free(names);
+}
+
 int main(void)
 {
     int quick = bench_quick();
@@ -353,7 +545,6 @@ int main(void)
         size_t batch;
         int detail; /* not a metric of its own: a note for results.md */
     } configs[] = {
-        {"wrap_ns_none", 0, BATCH_FAST, 0},
         {"wrap_ns_perfmap", PERFTRAMP_PERF_MAP, BATCH_IO, 0},
         {"wrap_ns_jitdump", PERFTRAMP_JITDUMP, BATCH_IO, 0},
         {"wrap_ns_unwind", PERFTRAMP_UNWIND, BATCH_FAST, 1},
@@ -363,6 +554,7 @@ int main(void)
          * into the mapped file, and now and then starts a new file */
         {"wrap_ns_elf", PERFTRAMP_ELF, BATCH_IO, 0},
     };
+    wrap_vs_code_floor(n, rounds); /* first: no memory freed before it */
     size_t group = probe_group_bytes();
     const char *group_from = "measured from the jitdump";
     if (group == 0) {

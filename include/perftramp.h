@@ -90,6 +90,12 @@ typedef struct perftramp perftramp;
 /* Flags for perftramp_options.flags. */
 #define PERFTRAMP_ATFORK   0x1u /* a forked child gets its own files, lazily (perftramp_after_fork_child) */
 #define PERFTRAMP_SIGNAL   0x2u /* perftramp_options.signal toggles the outputs (see perftramp_set_outputs) */
+/* 0.2: trampolines call their target directly (x86-64 `call rel32`) when
+ * it lies within +-2 GiB of the trampoline, else through memory as
+ * always: same size, same unwind info, chosen per trampoline.  Where the
+ * architecture has no direct-call table, every call goes through memory.
+ * bench/PERFORMANCE.md says what it saves. */
+#define PERFTRAMP_NEAR_CALLS 0x4u
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
  * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
@@ -100,7 +106,7 @@ typedef struct perftramp perftramp;
 struct perftramp_options {
     unsigned outputs;         /* PERFTRAMP_* output bits */
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
-    unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL */
+    unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL, PERFTRAMP_NEAR_CALLS */
     unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
     /* 0.2: PERFTRAMP_ELF's directory.  NULL: $PERFTRAMP_ELF_DIR, else
      * /tmp/perftramp-<euid> (created 0700).  It must be ours, a directory

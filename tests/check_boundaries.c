@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "api/context.h"
+#include "mem/codemem.h"
 #include "perftramp.h"
 
 #include <check.h>
@@ -230,20 +231,38 @@ __attribute__((noinline)) static int stepped_call(void)
 /* Steps through a trampoline of a context with `outputs`; returns the
  * number of instruction boundaries that unwound to the truth, with the
  * first failure in ss.first_bad. */
-static int step_through(unsigned outputs, char *in_call, size_t in_call_len)
+static int step_through(unsigned outputs, unsigned flags, char *in_call, size_t in_call_len)
 {
-    struct perftramp_options o = {.outputs = outputs};
+    struct perftramp_options o = {.outputs = outputs, .flags = flags};
     perftramp *pt = perftramp_open(&o);
     ck_assert_msg(pt != NULL, "perftramp_open: %s", strerror(errno));
-    int_fn f = (int_fn)perftramp_wrap(pt, (perftramp_fn)b_target, "py::stepped");
+    /* PERFTRAMP_NEAR_CALLS: b_target lies in the executable, far from the
+     * arenas; the trampoline calls a thunk in code memory next to them,
+     * `jmp *0(%rip)` to b_target (FF /4, ModRM 0x25 = RIP+disp32, Intel
+     * SDM vol. 2): a jump pushes no frame, so every walk is unchanged */
+    struct pt_code_block thunk = {0};
+    perftramp_fn target = (perftramp_fn)b_target;
+    if (flags & PERFTRAMP_NEAR_CALLS) {
+        ck_assert_int_eq(pt_code_alloc(&thunk, 64, 16), 0);
+        static const uint8_t jmp_mem[] = {0xff, 0x25, 0, 0, 0, 0};
+        uint64_t to = (uint64_t)(uintptr_t)b_target;
+        memcpy(thunk.w, jmp_mem, sizeof jmp_mem);
+        memcpy(thunk.w + sizeof jmp_mem, &to, sizeof to);
+        target = (perftramp_fn)thunk.x;
+    }
+    int_fn f = (int_fn)perftramp_wrap(pt, target, "py::stepped");
     ck_assert_msg(f != NULL, "perftramp_wrap: %s", strerror(errno));
-    const struct pt_arch *a = pt->arch;
+    const struct pt_layout *used = pt_near_choose(pt, (uintptr_t)f, (uintptr_t)target);
+    if (flags & PERFTRAMP_NEAR_CALLS)
+        ck_assert_msg(used == &pt->near_layout && ((const uint8_t *)f)[used->insn_off[used->relocs[0]]] == 0xe8,
+                      "the thunk %p is out of the direct call's reach from %p", (void *)thunk.x, (void *)f);
+    const struct pt_arch *a = used->arch;
 
     memset(&ss, 0, sizeof ss);
-    ss.l = pt->layout;
+    ss.l = *used;
     ss.lo = (uintptr_t)f;
-    ss.hi = (uintptr_t)f + pt->layout.code_len;
-    ck_assert_uint_le(pt->layout.code_len, sizeof ss.visited);
+    ss.hi = (uintptr_t)f + used->code_len;
+    ck_assert_uint_le(used->code_len, sizeof ss.visited);
     for (size_t i = 0; i < a->n_insns; i++)
         for (int c = 0; c < PT_INSN_MAX_CFI; c++)
             if (a->insns[i].cfi[c].op == PT_CFI_OFFSET && ss.saves < MAX_SAVES) {
@@ -288,7 +307,7 @@ static int step_through(unsigned outputs, char *in_call, size_t in_call_len)
 
     int ok = 0;
     for (size_t k = 0; k < a->n_insns; k++) {
-        size_t off = pt->layout.insn_off[k];
+        size_t off = used->insn_off[k];
         if (ss.visited[off] == 1)
             ok++;
         else if (ss.visited[off] == 0 && !ss.first_bad[0])
@@ -299,6 +318,8 @@ static int step_through(unsigned outputs, char *in_call, size_t in_call_len)
                    ss.poisoned[off]);
     }
     ck_assert_int_eq(perftramp_close(pt), 0);
+    if (thunk.backend)
+        pt_code_free(&thunk);
     return ok;
 }
 
@@ -307,7 +328,7 @@ START_TEST(test_every_boundary_of_a_real_trampoline)
     char in_call[200] = "";
     const struct pt_arch *a = pt_arch_host();
     ck_assert_ptr_nonnull(a);
-    int ok = step_through(PERFTRAMP_UNWIND, in_call, sizeof in_call);
+    int ok = step_through(PERFTRAMP_UNWIND, 0, in_call, sizeof in_call);
     int n = (int)a->n_insns + 1;
     int got = ok + (in_call[0] ? 0 : 1);
     printf("%d of %d boundaries (%zu instructions + the call's return point) unwound to the caller's true state\n", got,
@@ -328,11 +349,50 @@ START_TEST(test_control_without_unwind_info)
 {
     char in_call[200] = "";
     const struct pt_arch *a = pt_arch_host();
-    int ok = step_through(0, in_call, sizeof in_call);
+    int ok = step_through(0, 0, in_call, sizeof in_call);
     ck_assert_msg(ok < (int)a->n_insns, "every boundary unwound without unwind info: the check cannot fail");
     ck_assert_msg(in_call[0], "the return point unwound without unwind info: the check cannot fail");
 }
 END_TEST
+
+/* The same for the direct-call variant (src/arch/x86_64_near.c): its
+ * own instruction boundaries (the nop, the call rel32), the same FDEs. */
+START_TEST(test_every_boundary_of_a_near_trampoline)
+{
+    char in_call[200] = "";
+    const struct pt_arch *a = pt_arch_variant_of(pt_arch_host(), "near");
+    ck_assert_ptr_nonnull(a);
+    int ok = step_through(PERFTRAMP_UNWIND, PERFTRAMP_NEAR_CALLS, in_call, sizeof in_call);
+    printf("near: %d of %zu boundaries unwound to the caller's true state\n", ok + (in_call[0] ? 0 : 1),
+           a->n_insns + 1);
+    ck_assert_msg(ok == (int)a->n_insns, "single step: %s", ss.first_bad);
+    ck_assert_msg(!in_call[0], "from inside the target: %s", in_call);
+    int poisoned = 0;
+    for (size_t k = 0; k < a->n_insns; k++)
+        poisoned += ss.poisoned[ss.l.insn_off[k]] > 0;
+    ck_assert_msg(poisoned > 0, "no save slot was ever poisoned: a missing restore rule would pass");
+}
+END_TEST
+
+START_TEST(test_near_control_without_unwind_info)
+{
+    char in_call[200] = "";
+    const struct pt_arch *a = pt_arch_variant_of(pt_arch_host(), "near");
+    int ok = step_through(0, PERFTRAMP_NEAR_CALLS, in_call, sizeof in_call);
+    ck_assert_msg(ok < (int)a->n_insns, "every boundary unwound without unwind info: the check cannot fail");
+}
+END_TEST
+
+static Suite *near_suite(void)
+{
+    Suite *s = suite_create("boundaries-near");
+    TCase *tc = tcase_create("single-step-near");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_every_boundary_of_a_near_trampoline);
+    tcase_add_test(tc, test_near_control_without_unwind_info);
+    suite_add_tcase(s, tc);
+    return s;
+}
 
 static Suite *suite(void)
 {
@@ -350,6 +410,7 @@ int main(void)
     const char *preload = getenv("LD_PRELOAD");
     if (preload && strstr(preload, "vgpreload")) {
         printf("PROOF: unwind.single-step not-run valgrind does not emulate the trap flag\n");
+        printf("PROOF: arch.x86_64_near.every-boundary not-run valgrind does not emulate the trap flag\n");
         printf("SKIP: valgrind does not emulate the trap flag\n");
         return 77;
     }
@@ -358,7 +419,15 @@ int main(void)
            "caller's RA, CFA, callee-saved registers as in a direct call, reloaded save slots poisoned; the control "
            "without PERFTRAMP_UNWIND fails\n",
            failed ? "failed" : "proven");
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    int near_failed = pt_check_run(near_suite());
+    size_t nb = pt_arch_variant_of(pt_arch_host(), "near")->n_insns + 1;
+    if (near_failed)
+        printf("PROOF: arch.x86_64_near.every-boundary failed the direct-call table's single step (see above)\n");
+    else
+        printf("PROOF: arch.x86_64_near.every-boundary proven cfi-boundaries %zu/%zu of a library trampoline written "
+               "from the direct-call table (trap flag; the control without PERFTRAMP_UNWIND fails)\n",
+               nb, nb);
+    return failed || near_failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 #else

@@ -304,6 +304,31 @@ START_TEST(lines_past_the_room)
 }
 END_TEST
 
+/* Python's absolute co_filename paths (73 bytes here) fit the room: every
+ * slot of a full arena file, and of the next one, gets its unit. */
+START_TEST(python_paths_fill_no_room)
+{
+    perftramp *pt = open_elf(dir);
+    const char *file = "/home/someone/src/project/.venv/lib/python3.11/site-packages/pkgs/mods.py";
+    ck_assert_uint_eq(strlen(file), 73);
+    int n = 0;
+    for (; n < 20000 && pt->slots.n_arenas < 2; n++) {
+        char name[32];
+        snprintf(name, sizeof name, "py::h%05d", n);
+        ck_assert_ptr_nonnull(perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 1 + (unsigned)n));
+    }
+    ck_assert_uint_eq(pt->slots.n_arenas, 2); /* the first file is full */
+    size_t dropped = 0;
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        if (pt->slots.arenas[k]->mem.elf)
+            dropped += pt->slots.arenas[k]->mem.elf->lines_dropped;
+    printf("python_paths_fill_no_room: %d slots with 73-byte file names, %zu without a line\n", n, dropped);
+    ck_assert_uint_eq(dropped, 0);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
 START_TEST(spent_file_unmapped)
 {
     perftramp *pt = open_elf(dir);
@@ -462,6 +487,7 @@ static Suite *suite(void)
     tcase_add_test(tc, long_names_past_the_room);
     tcase_add_test(tc, source_lines_in_the_file);
     tcase_add_test(tc, lines_past_the_room);
+    tcase_add_test(tc, python_paths_fill_no_room);
     tcase_add_test(tc, spent_file_unmapped);
     tcase_add_test(tc, planted_symlink);
     tcase_add_test(tc, directory_is_symlink);

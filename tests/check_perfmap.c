@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef long (*fn1)(long);
@@ -236,6 +237,49 @@ START_TEST(two_writers_append)
 }
 END_TEST
 
+/* Writes one line to our own map path, stamped `age_s` seconds ago. */
+static void plant_line(const char *line, int age_s)
+{
+    int fd = open(map_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    now.tv_sec -= age_s;
+    struct timespec times[2] = {now, now};
+    ck_assert_int_eq(futimens(fd, times), 0);
+    close(fd);
+}
+
+START_TEST(stale_map_of_a_dead_pid_is_emptied)
+{
+    /* a map from before this process started: a dead process had our pid */
+    plant_line("7f0000001000 10 dead::stranger\n", 3600);
+    perftramp *pt = open_map();
+    fn1 f = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "ours::f");
+    ck_assert_ptr_nonnull(f);
+    static struct line lines[4];
+    ck_assert_uint_eq(read_lines(map_path, lines, 4), 1);
+    ck_assert_str_eq(lines[0].name, "ours::f");
+    ck_assert_uint_eq(lines[0].start, (uintptr_t)f);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(map_shared_with_a_live_writer_is_kept)
+{
+    /* written since we started: another JIT of this process */
+    plant_line("7f0000001000 10 other_jit::g\n", 0);
+    perftramp *pt = open_map();
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "ours::f"));
+    static struct line lines[4];
+    ck_assert_uint_eq(read_lines(map_path, lines, 4), 2);
+    ck_assert_str_eq(lines[0].name, "other_jit::g");
+    ck_assert_str_eq(lines[1].name, "ours::f");
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
 START_TEST(efbig_disables_map)
 {
     pid_t child = fork();
@@ -324,6 +368,8 @@ static Suite *perfmap_suite(void)
     tcase_add_test(t, name_policy_limits);
     tcase_add_test(t, planted_map_is_refused);
     tcase_add_test(t, two_writers_append);
+    tcase_add_test(t, stale_map_of_a_dead_pid_is_emptied);
+    tcase_add_test(t, map_shared_with_a_live_writer_is_kept);
     tcase_add_test(t, efbig_disables_map);
     tcase_add_test(t, fork_child_gets_own_map);
     suite_add_tcase(s, t);

@@ -40,6 +40,10 @@ struct perftramp {
     pthread_mutex_t lock;          /* slots, outputs */
     const struct pt_arch *arch;
     struct pt_layout layout;
+    /* PERFTRAMP_NEAR_CALLS: the host table's direct-call variant, used for
+     * every trampoline whose target it reaches (api/near.c) */
+    struct pt_layout near_layout;
+    bool near;
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
@@ -113,6 +117,12 @@ static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
 {
     return (atomic_load_explicit(&pt->active, memory_order_relaxed) & bit) != 0;
 }
+
+/* near.c: sets pt->near when `flags` ask for near calls and the host
+ * table has a variant that can stand in for it; else leaves it false. */
+void pt_near_init(struct perftramp *pt, unsigned flags);
+/* The layout for a trampoline at x calling target. */
+const struct pt_layout *pt_near_choose(const struct perftramp *pt, uintptr_t x, uintptr_t target);
 
 /* tag.c */
 void pt_tag_seed(struct perftramp *pt);

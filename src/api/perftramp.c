@@ -246,6 +246,7 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
         e = errno;
         goto fail;
     }
+    pt_near_init(pt, o.flags);
     const char *dir = o.jitdump_dir;
     if (dir && *dir && !(pt->jitdump_dir = strdup(dir))) {
         e = ENOMEM;
@@ -351,7 +352,9 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         name = pt_anon_name(anon, x);
     pt_slot_name_write(rec, name, file, line);
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
-    pt_layout_write(&pt->layout, w, (uint64_t)(uintptr_t)target, pt_tag_next(pt));
+    /* the layout chosen reaches the target: this write cannot fail */
+    (void)pt_layout_write_at(pt_near_choose(pt, x, (uintptr_t)target), w, x, (uint64_t)(uintptr_t)target,
+                             pt_tag_next(pt));
     pt_icache_flush(pt->arch, x, pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;

@@ -10,6 +10,7 @@ extern const struct pt_arch pt_arch_aarch64;
 extern const struct pt_arch pt_arch_riscv64;
 extern const struct pt_arch pt_arch_ppc64le;
 extern const struct pt_arch pt_arch_s390x;
+extern const struct pt_arch pt_arch_x86_64_near;
 
 const struct pt_arch *const pt_arch_list[] = {
     &pt_arch_x86_64,
@@ -19,6 +20,23 @@ const struct pt_arch *const pt_arch_list[] = {
     &pt_arch_s390x,
 };
 const size_t pt_arch_count = sizeof pt_arch_list / sizeof pt_arch_list[0];
+
+const struct pt_arch_variant pt_arch_variants[] = {
+    {"x86_64", &pt_arch_x86_64_near},
+};
+const size_t pt_arch_variant_count = sizeof pt_arch_variants / sizeof pt_arch_variants[0];
+
+const struct pt_arch *pt_arch_variant_of(const struct pt_arch *main, const char *suffix)
+{
+    size_t n = main && suffix ? strlen(main->name) : 0;
+    for (size_t i = 0; main && suffix && i < pt_arch_variant_count; i++) {
+        const char *name = pt_arch_variants[i].arch->name;
+        if (strcmp(pt_arch_variants[i].main_name, main->name) == 0 && strncmp(name, main->name, n) == 0 &&
+            name[n] == '_' && strcmp(name + n + 1, suffix) == 0)
+            return pt_arch_variants[i].arch;
+    }
+    return NULL;
+}
 
 const struct pt_arch *pt_arch_find(const char *name)
 {

@@ -54,7 +54,15 @@ enum pt_fixup_kind {
     PT_FIX_RV_PCREL_LO12, /* I-type imm12, from the PREVIOUS insn (its AUIPC) */
     PT_FIX_PPC_DS16,      /* DS-form (ld) 16-bit, from the PREVIOUS insn's address */
     PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
+
+    /* Relocations: fields that hold the distance from an instruction to
+     * the VALUE of a data word (the target address), not to the word's
+     * place.  They depend on where a trampoline lands and what it calls,
+     * so the template leaves them zero and pt_layout_write_at resolves
+     * them per trampoline, refusing (ERANGE) a target out of reach. */
+    PT_RELOC_X86_REL32,   /* le32 at byte `at` = value - end of this insn (call/jmp rel32: +-2 GiB) */
 };
+#define PT_FIXUP_IS_RELOC(kind) ((kind) >= PT_RELOC_X86_REL32)
 
 enum pt_data_word {
     PT_WORD_TARGET = 0, /* the target address, written per trampoline */
@@ -126,6 +134,20 @@ struct pt_arch {
 /* The list of built-in tables (src/arch/arch_list.c). */
 extern const struct pt_arch *const pt_arch_list[];
 extern const size_t pt_arch_count;
+
+/* Variants: tables that stand in for a main table of pt_arch_list when a
+ * condition holds, e.g. a direct call that reaches its target.  A variant
+ * names its main table (`main_name`) and must lay out to the same size
+ * with the same CFI program, so that one arena's FDEs serve both and a
+ * context can pick either per trampoline (src/arch/arch_list.c). */
+struct pt_arch_variant {
+    const char *main_name;     /* the table it stands in for */
+    const struct pt_arch *arch;
+};
+extern const struct pt_arch_variant pt_arch_variants[];
+extern const size_t pt_arch_variant_count;
+/* The variant of `main` named "<main>_<suffix>", or NULL. */
+const struct pt_arch *pt_arch_variant_of(const struct pt_arch *main, const char *suffix);
 const struct pt_arch *pt_arch_find(const char *name);
 const struct pt_arch *pt_arch_host(void); /* NULL when no table for the host */
 

@@ -9,8 +9,8 @@
 enum {
     DW_TAG_compile_unit = 0x11,
     DW_CHILDREN_no = 0,
-    DW_AT_name = 0x03, DW_AT_stmt_list = 0x10, DW_AT_low_pc = 0x11, DW_AT_high_pc = 0x12,
-    DW_FORM_addr = 0x01, DW_FORM_data4 = 0x06, DW_FORM_string = 0x08,
+    DW_AT_stmt_list = 0x10, DW_AT_low_pc = 0x11, DW_AT_high_pc = 0x12,
+    DW_FORM_addr = 0x01, DW_FORM_data4 = 0x06,
     DW_LNS_copy = 1, DW_LNS_advance_pc = 2, DW_LNS_advance_line = 3,
     DW_LNE_end_sequence = 1, DW_LNE_set_address = 2,
 };
@@ -26,8 +26,11 @@ void pt_dwarf_abbrev(struct pt_buf *b)
     pt_buf_uleb(b, 1); /* abbreviation code */
     pt_buf_uleb(b, DW_TAG_compile_unit);
     pt_buf_u8(b, DW_CHILDREN_no);
+    /* no DW_AT_name: the file is named once, in the line program's file
+     * table, which is all addr2line, perf's srcline and gdb read for a
+     * position; naming it twice halved the slots an ELF arena's fixed
+     * room holds for Python's absolute paths */
     static const uint8_t attrs[][2] = {
-        {DW_AT_name, DW_FORM_string},
         {DW_AT_stmt_list, DW_FORM_data4},
         {DW_AT_low_pc, DW_FORM_addr},
         {DW_AT_high_pc, DW_FORM_addr},
@@ -68,7 +71,6 @@ int pt_dwarf_line_unit(struct pt_buf *info, struct pt_buf *line, unsigned addr_s
     pt_buf_u32(info, 0);
     pt_buf_u8(info, (uint8_t)addr_size);
     pt_buf_uleb(info, 1);
-    pt_buf_put(info, file, file_len + 1);
     pt_buf_u32(info, (uint32_t)line_start);
     put_addr(info, addr_size, addr);
     put_addr(info, addr_size, addr + size);

@@ -10,9 +10,9 @@
  * slot.  DWARF version 2 (what perf's own jitted .so files carry, read by
  * every consumer): DWARF 2 standard, sections 6.2 (line number program)
  * and 7.5 (compile unit header, abbreviations); DW_TAG_compile_unit 0x11,
- * DW_AT_name 0x03, DW_AT_stmt_list 0x10, DW_AT_low_pc 0x11,
+ * DW_AT_stmt_list 0x10, DW_AT_low_pc 0x11,
  * DW_AT_high_pc 0x12, DW_FORM_addr 0x01, DW_FORM_data4 0x06,
- * DW_FORM_string 0x08; DW_LNS_copy 1, DW_LNS_advance_pc 2,
+ * DW_LNS_copy 1, DW_LNS_advance_pc 2,
  * DW_LNS_advance_line 3, DW_LNE_end_sequence 1, DW_LNE_set_address 2. */
 #ifndef PERFTRAMP_DEBUG_LINE_H
 #define PERFTRAMP_DEBUG_LINE_H

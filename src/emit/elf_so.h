@@ -43,11 +43,12 @@
  * hold "tiny::collatz_length" or "py::method:file.py" with room to spare. */
 #define PT_ELF_STR_ROOM 32
 /* .debug_info and .debug_line room per slot, a fixed capacity per file
- * (the unit of a slot whose file name is F bytes takes 32 + F bytes of
- * .debug_info and at most 55 + F of .debug_line): 64 + 96 bytes hold one
- * unit for every slot while the file names average 32 bytes or less. */
-#define PT_ELF_INFO_ROOM 64
-#define PT_ELF_LINE_ROOM 96
+ * (the unit of a slot whose file name is F bytes takes 32 bytes of
+ * .debug_info and at most 55 + F of .debug_line): 32 + 128 bytes hold one
+ * unit for every slot while the file names average 73 bytes or less, as
+ * Python's absolute co_filename paths usually do. */
+#define PT_ELF_INFO_ROOM 32
+#define PT_ELF_LINE_ROOM 128
 
 /* What the arena puts in the file (all sizes in bytes). */
 struct pt_elf_so_geometry {

@@ -44,6 +44,13 @@ static int apply_fixup(struct pt_layout *l, size_t i, const char **why)
     switch (in->fixup) {
     case PT_FIX_NONE:
         return 0;
+    case PT_RELOC_X86_REL32: /* resolved per trampoline: the field's place only */
+        if (in->fixup_at + 4u > in->len)
+            return fail(why, "x86 rel32 relocation outside its instruction");
+        if (l->n_relocs == PT_LAYOUT_MAX_RELOCS)
+            return fail(why, "too many relocations");
+        l->relocs[l->n_relocs++] = i;
+        return 0;
     case PT_FIX_X86_PCREL32: {
         int64_t d = word - (here + in->len);
         if (in->fixup_at + 4u > in->len || !fits_signed(d, 32))
@@ -121,6 +128,49 @@ int pt_layout_build(struct pt_layout *l, const struct pt_arch *arch, const char 
     for (size_t i = 0; i < arch->n_insns; i++)
         if (apply_fixup(l, i, why) < 0)
             return -1;
+    return 0;
+}
+
+/* The value of relocation k for a trampoline at x calling target: 0, or
+ * -1 when it does not fit the field. */
+static int reloc_value(const struct pt_layout *l, size_t k, uint64_t x, uint64_t target, uint32_t *field)
+{
+    const struct pt_insn *in = &l->arch->insns[l->relocs[k]];
+    uint64_t end = x + l->insn_off[l->relocs[k]] + in->len;
+    switch (in->fixup) {
+    case PT_RELOC_X86_REL32: {
+        int64_t d = (int64_t)(target - end); /* two's complement: the distance either way */
+        if (!fits_signed(d, 32))
+            return -1;
+        *field = (uint32_t)d;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+bool pt_layout_reaches(const struct pt_layout *l, uint64_t x, uint64_t target)
+{
+    uint32_t field;
+    for (size_t k = 0; k < l->n_relocs; k++)
+        if (reloc_value(l, k, x, target, &field) < 0)
+            return false;
+    return true;
+}
+
+int pt_layout_write_at(const struct pt_layout *l, uint8_t *dst, uint64_t x, uint64_t target, uint64_t tag)
+{
+    uint32_t field[PT_LAYOUT_MAX_RELOCS];
+    for (size_t k = 0; k < l->n_relocs; k++)
+        if (reloc_value(l, k, x, target, &field[k]) < 0) {
+            errno = ERANGE;
+            return -1;
+        }
+    pt_layout_write(l, dst, target, tag);
+    for (size_t k = 0; k < l->n_relocs; k++) {
+        const struct pt_insn *in = &l->arch->insns[l->relocs[k]];
+        pt_store_u32(dst + l->insn_off[l->relocs[k]] + in->fixup_at, field[k], l->arch->big_endian);
+    }
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #define PT_ARENA_FIRST_BYTES (64u * 1024)
 #define PT_ARENA_MAX_BYTES (16u * 1024 * 1024)
+#define PT_PREFAULT_CHUNK (64u * 1024) /* slot bytes pre-faulted at a time */
 
 /* Bytes of 0xff after the zero terminator.  LLVM libunwind 14's
  * __unw_add_dynamic_eh_frame_section does not stop at the terminator: it
@@ -144,6 +145,10 @@ static struct pt_arena *arena_new(struct pt_slots *s)
         errno = e;
         return NULL;
     }
+    /* the FDE area is written whole right below: one call instead of a
+     * fault per page (the slots follow a chunk at a time, pt_slot_alloc) */
+    if (a->eh_off)
+        pt_code_prefault(&a->mem, a->eh_off, a->bytes - a->eh_off);
     a->w = a->mem.w;
     a->x = a->mem.x;
     if (s->with_eh_frame && build_eh_frame(s, a) < 0)
@@ -235,6 +240,15 @@ int pt_slot_alloc(struct pt_slots *s, struct pt_arena **arena, size_t *index, bo
     }
     *arena = last;
     *index = last->high_water++;
+    /* slots are pre-faulted a chunk ahead of the fill: one system call
+     * per chunk instead of a fault per page, while the pages it zeroes
+     * are still in the cache when their slots are written */
+    size_t end = last->high_water * s->stride;
+    if (end > last->prefaulted) {
+        size_t limit = last->eh_off ? last->eh_off : last->bytes;
+        pt_code_prefault(&last->mem, last->prefaulted, PT_PREFAULT_CHUNK);
+        last->prefaulted = last->prefaulted + PT_PREFAULT_CHUNK < limit ? last->prefaulted + PT_PREFAULT_CHUNK : limit;
+    }
     return 0;
 }
 

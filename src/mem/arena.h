@@ -28,6 +28,7 @@ struct pt_arena {
     char **names;         /* per-slot names, when an output needs them */
     size_t eh_off;        /* .eh_frame inside the arena (0: none) */
     size_t eh_len;
+    size_t prefaulted;    /* slot bytes [0, prefaulted) pre-faulted (pt_code_prefault) */
     void *unwind_handle;  /* unwinder registration, owned by outputs/unwind_register.c */
     void *gdb_handle;     /* GDB JIT entries, owned by outputs/gdb_jit.c */
 };

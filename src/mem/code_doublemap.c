@@ -30,6 +30,7 @@
 #include "config.h"
 
 #include "mem/codemem.h"
+#include "mem/live_blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,10 +183,8 @@ static int new_views(size_t size, void **w, void **x, const char **kind)
     return -1;
 }
 
-/* Every live block, linked through the blocks themselves (no allocation):
- * the fork handlers part them. */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pt_code_block *live;
+/* Every live block: the fork handlers part them. */
+static struct pt_live_blocks live = PT_LIVE_BLOCKS_INIT;
 
 static int dm_alloc(struct pt_code_block *b, size_t bytes, size_t align)
 {
@@ -205,12 +204,7 @@ static int dm_alloc(struct pt_code_block *b, size_t bytes, size_t align)
         return -1;
     *b = (struct pt_code_block){.w = w, .x = (uintptr_t)x, .bytes = size, .backend = &pt_code_doublemap,
                                 .kind = kind, .base = w, .xbase = x, .map_bytes = size};
-    pthread_mutex_lock(&live_lock);
-    b->live_next = live;
-    if (live)
-        live->live_prev = b;
-    live = b;
-    pthread_mutex_unlock(&live_lock);
+    pt_live_add(&live, b);
     return 0;
 }
 
@@ -218,14 +212,7 @@ static void dm_free(struct pt_code_block *b)
 {
     if (!b->base)
         return;
-    pthread_mutex_lock(&live_lock);
-    if (b->live_prev)
-        b->live_prev->live_next = b->live_next;
-    else
-        live = b->live_next;
-    if (b->live_next)
-        b->live_next->live_prev = b->live_prev;
-    pthread_mutex_unlock(&live_lock);
+    pt_live_remove(&live, b);
     unmap_views(b->base, b->xbase, b->map_bytes);
     b->base = b->xbase = NULL;
 }
@@ -247,9 +234,9 @@ static void dm_free(struct pt_code_block *b)
  * the parent's code. */
 static void dm_fork_prepare(void)
 {
-    pthread_mutex_lock(&live_lock);
+    pthread_mutex_lock(&live.lock);
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         void *w, *x;
         const char *kind;
         b->fork_w = b->fork_x = NULL;
@@ -266,19 +253,19 @@ static void dm_fork_prepare(void)
 static void dm_fork_parent(void)
 {
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         if (b->fork_w)
             unmap_views(b->fork_w, b->fork_x, b->map_bytes);
         b->fork_w = b->fork_x = NULL;
     }
-    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_unlock(&live.lock);
     errno = e;
 }
 
 static void dm_fork_child(void)
 {
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         size_t size = b->map_bytes;
         if (!b->fork_w)
             continue;
@@ -293,7 +280,7 @@ static void dm_fork_child(void)
         }
         b->fork_w = b->fork_x = NULL;
     }
-    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_unlock(&live.lock);
     errno = e;
 }
 

@@ -7,6 +7,7 @@
 #ifndef PERFTRAMP_MEM_CODEMEM_H
 #define PERFTRAMP_MEM_CODEMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,14 @@ void pt_code_init(void);
  * 0, or -1 with errno (see the backends). */
 int pt_code_alloc(struct pt_code_block *b, size_t bytes, size_t align);
 void pt_code_free(struct pt_code_block *b);
+
+/* Faults the whole pages of [off, off + len) of the block in, writable,
+ * in one system call (MADV_POPULATE_WRITE) rather than one fault per page
+ * at first write.  Best effort: kernels before 5.14 refuse it, and the
+ * pages then fault as usual.  Skips file-backed ELF arenas.  (prefault.c) */
+void pt_code_prefault(const struct pt_code_block *b, size_t off, size_t len);
+/* On by default; benchmarks turn it off to measure what it saves. */
+void pt_code_prefault_enable(bool on);
 
 /* The backend this process settled on, NULL before the first block. */
 const struct pt_code_backend *pt_code_backend_chosen(void);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "mem/elf_arena.h"
+#include "mem/live_blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,9 +85,8 @@ static int create_file(struct pt_elf_dir *d, struct pt_elf_file *f)
     return -1;
 }
 
-/* Every live block, for the fork handlers. */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pt_code_block *live;
+/* Every live block: the fork handlers part them. */
+static struct pt_live_blocks live = PT_LIVE_BLOCKS_INIT;
 
 static void unlink_file(struct pt_elf_dir *d, struct pt_elf_file *f, int fd)
 {
@@ -178,12 +178,7 @@ int pt_elf_arena_alloc(struct pt_code_block *b, struct pt_elf_dir *d, const stru
     *b = (struct pt_code_block){.w = base + len + p->text_off, .x = (uintptr_t)base + p->text_off,
                                 .bytes = g->block_bytes, .backend = &pt_code_elf, .kind = "elf",
                                 .base = base, .xbase = base, .map_bytes = 2 * len, .elf = f};
-    pthread_mutex_lock(&live_lock);
-    b->live_next = live;
-    if (live)
-        live->live_prev = b;
-    live = b;
-    pthread_mutex_unlock(&live_lock);
+    pt_live_add(&live, b);
     return 0;
 fail:
     unlink_file(d, f, fd);
@@ -196,14 +191,7 @@ static void elf_free(struct pt_code_block *b)
 {
     if (!b->base)
         return;
-    pthread_mutex_lock(&live_lock);
-    if (b->live_prev)
-        b->live_prev->live_next = b->live_next;
-    else
-        live = b->live_next;
-    if (b->live_next)
-        b->live_next->live_prev = b->live_prev;
-    pthread_mutex_unlock(&live_lock);
+    pt_live_remove(&live, b);
     munmap(b->base, b->map_bytes);
     if (b->elf) {
         if (b->elf->tail)
@@ -265,9 +253,9 @@ static int anon_views(size_t len, void **w, void **x)
 
 static void elf_fork_prepare(void)
 {
-    pthread_mutex_lock(&live_lock);
+    pthread_mutex_lock(&live.lock);
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         size_t len = b->map_bytes / 2;
         void *w, *x;
         b->fork_w = b->fork_x = NULL;
@@ -283,7 +271,7 @@ static void elf_fork_prepare(void)
 static void elf_fork_parent(void)
 {
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         size_t len = b->map_bytes / 2;
         if (b->fork_w) {
             munmap(b->fork_w, len);
@@ -291,14 +279,14 @@ static void elf_fork_parent(void)
         }
         b->fork_w = b->fork_x = NULL;
     }
-    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_unlock(&live.lock);
     errno = e;
 }
 
 static void elf_fork_child(void)
 {
     int e = errno;
-    for (struct pt_code_block *b = live; b; b = b->live_next) {
+    for (struct pt_code_block *b = live.head; b; b = b->live_next) {
         size_t len = b->map_bytes / 2;
         uint8_t *xv = b->base, *wv = (uint8_t *)b->base + len;
         if (b->elf->parted)
@@ -321,7 +309,7 @@ static void elf_fork_child(void)
         }
         b->fork_w = b->fork_x = NULL;
     }
-    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_unlock(&live.lock);
     errno = e;
 }
 

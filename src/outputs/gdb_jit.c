@@ -259,6 +259,16 @@ static void burst_touch(void)
     pthread_mutex_unlock(&jit_lock);
 }
 
+/* Whether slot `index` was written from the table the stub understands:
+ * its call through the target word is where pt_gdb_lazy_layout found it
+ * (a context may write some slots from a direct-call variant,
+ * PERFTRAMP_NEAR_CALLS, which never reads the word). */
+static bool slot_calls_through_word(const struct pt_gdb_arena *s, size_t index)
+{
+    const uint8_t *call = pt_slot_w(s->slots, s->arena, index) + lazy_ret_off - 6;
+    return call[0] == 0xff && call[1] == 0x15;
+}
+
 static uint64_t *target_word(const struct pt_gdb_arena *s, size_t index)
 {
     return (uint64_t *)(void *)(pt_slot_w(s->slots, s->arena, index) + lazy_word_off);
@@ -407,7 +417,7 @@ int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index)
         r = chunk_rebuild(g, a, s, k, (int)j); /* first symbol, or the names are full */
     } else {
         c->named |= (uint64_t)1 << j;
-        if (watched && wrap_goes_lazy())
+        if (watched && slot_calls_through_word(s, index) && wrap_goes_lazy())
             slot_stub(s, k, index); /* gdb re-reads the chunk at the first call (gdb_lazy.h) */
         else
             chunk_changed(s, k);

@@ -136,13 +136,9 @@ static int child_map_line(void *arg, uint64_t start, uint64_t size, const char *
 /* Runs in the child; returns NULL when all is well. */
 static const char *child_checks(char *why, size_t n)
 {
-    /* Nothing is written before the child's first wrap (lazy after fork), so
-     * a map already at its path was left by a dead process that had this
-     * pid (perf maps are never cleaned up): the library appends to it, and
-     * the line-by-line comparison below would read the stranger's lines. */
-    char stale[64];
-    snprintf(stale, sizeof stale, "/tmp/perf-%d.map", (int)getpid());
-    unlink(stale);
+    /* A map left at our path by a dead process that had this pid is
+     * emptied by the library when the child opens its own (perfmap.c):
+     * the line-by-line comparison below relies on that. */
     /* the child is single-threaded: the workers did not come along */
     for (int i = 0; i < 3; i++) {
         char name[32];
