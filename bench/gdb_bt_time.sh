@@ -6,10 +6,11 @@
 #                     10,000 trampolines (gdb reads every JIT entry at
 #                     attach), prints bt, detaches.
 #   gdb_run_bt_s_10k  gdb runs the program from its start: the 10,000
-#                     trampolines are created under gdb, each wrap being one
-#                     JIT unregister+register pair gdb stops for; then
-#                     breaks in the target and prints bt.  Skipped with
-#                     BENCH_QUICK=1 (it takes tens of seconds).
+#                     trampolines are created under gdb (the first 128
+#                     tell gdb at once, the rest at their first call:
+#                     docs/unwinding.md, "The publication rule"); then
+#                     breaks in the target and prints bt.  Target <= 2 s.
+#                     Skipped with BENCH_QUICK=1.
 # Both check that bt really shows the trampoline's name.  Environment:
 # PT_SRCDIR, PT_CC, BENCH_CPPFLAGS, BENCH_CFLAGS, BENCH_LIBS (bench/run.sh).
 set -u

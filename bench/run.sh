@@ -39,6 +39,8 @@ wrap_ns_elf bytes_per_trampoline_elf inject_report_vs_elf_report_10k
 scaling_wrap_ns_1e2 scaling_wrap_ns_1e4 scaling_bytes_1e2 scaling_bytes_1e4 scaling_unwind_step_ns_1e2 scaling_unwind_step_ns_1e4"
 [ -n "$quick" ] || keys="$keys scaling_wrap_ns_1e6 scaling_wrap_ns_1e7 scaling_bytes_1e6 scaling_bytes_1e7
 scaling_unwind_step_ns_1e6 scaling_unwind_step_ns_1e7"
+# issue 19, items 3 and 4 (bench/wrap.c, bench/gdb_bt_time.sh)
+keys="$keys gdb_vs_none all_vs_floor gdb_run_bt_s_10k"
 
 # stage NAME TIMEOUT CMD...: runs one benchmark, keeps its `key: value` and
 # `# note` lines; a crash or timeout is recorded as a note.
@@ -137,7 +139,9 @@ target() {
     call_extra_instructions) echo "<= 6" ;; call_ratio_100ns) echo "<= 1.03" ;; call_ratio_100ns_near) echo "<= 1.03" ;;
     jitdump_vs_floor) echo "<= 1.5" ;; wrap_vs_floor) echo "<= 1.5" ;;
     bytes_per_trampoline_none) echo "<= 48" ;; unwind_ratio_1M_vs_100) echo "<= 1.3" ;;
-    naive_vs_perftramp) echo ">= 3" ;; *) echo "" ;;
+    naive_vs_perftramp) echo ">= 3" ;;
+    gdb_vs_none) echo "<= 3" ;; all_vs_floor) echo "<= 1.5" ;; gdb_run_bt_s_10k) echo "<= 2" ;;
+    *) echo "" ;;
     esac
 }
 met() { # key value -> yes/no/-

@@ -311,6 +311,143 @@ static size_t probe_group_bytes(void)
     return (size_t)(r.dump_bytes + 0.5);
 }
 
+/* ---- gdb_vs_none and all_vs_floor (issue 19, items 3 and 4) -----------
+ * Ratios measured in one run: a batch of the measured thing, then a batch
+ * of its floor, over and over, each figure the median over its batches,
+ * so both see the same machine (others share it). */
+#define BATCH_RATIO 50 /* wraps of 0.1-2 us: short batches, few preemptions */
+
+static perftramp *ratio_open(unsigned outputs, char *dir, size_t dir_len)
+{
+    if (!bench_mkdtemp(dir, dir_len)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir};
+    perftramp *pt = perftramp_open(&o);
+    if (!pt) {
+        int e = errno;
+        bench_rmdir(dir);
+        errno = e;
+    }
+    return pt;
+}
+
+static double ratio_wrap_batch(perftramp *pt, const char *names, size_t from)
+{
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = from; i < from + BATCH_RATIO; i++)
+        if (!perftramp_wrap(pt, (perftramp_fn)bench_target, names + i * BENCH_NAME_STRIDE)) {
+            perror("perftramp_wrap");
+            exit(1);
+        }
+    return (double)(bench_now_ns() - t0) / BATCH_RATIO;
+}
+
+/* wrap_ns_gdb / wrap_ns_none with no debugger attached: a batch of wraps
+ * into a PERFTRAMP_GDB context, then one into a context with no output,
+ * both filling fresh slots of arenas of the same kind. */
+static void measure_gdb_vs_none(size_t n)
+{
+    char dir_none[256], dir_gdb[256];
+    char *names = bench_names(n, BENCH_NAME_STRIDE);
+    perftramp *none = ratio_open(0, dir_none, sizeof dir_none);
+    perftramp *gdb = none ? ratio_open(PERFTRAMP_GDB, dir_gdb, sizeof dir_gdb) : NULL;
+    if (!none || !gdb) {
+        bench_na("gdb_vs_none", strerror(errno));
+        if (none) {
+            perftramp_close(none);
+            bench_rmdir(dir_none);
+        }
+        free(names);
+        return;
+    }
+    size_t nb = n / BATCH_RATIO;
+    double *t_none = calloc(nb, sizeof *t_none), *t_gdb = calloc(nb, sizeof *t_gdb);
+    for (size_t b = 0; b < nb; b++) {
+        t_gdb[b] = ratio_wrap_batch(gdb, names, b * BATCH_RATIO);
+        t_none[b] = ratio_wrap_batch(none, names, b * BATCH_RATIO);
+    }
+    double m_none = bench_median(t_none, nb), m_gdb = bench_median(t_gdb, nb);
+    bench_value("gdb_vs_none", "%.2f", m_gdb / m_none);
+    bench_note("gdb_vs_none: PERFTRAMP_GDB %.1f ns / no output %.1f ns per wrap (medians of %zu interleaved batches of %d, "
+               "no debugger)",
+               m_gdb, m_none, nb, BATCH_RATIO);
+    perftramp_close(gdb);
+    perftramp_close(none);
+    bench_rmdir(dir_gdb);
+    bench_rmdir(dir_none);
+    free(t_none);
+    free(t_gdb);
+    free(names);
+}
+
+/* wrap_ns_all / (one write(2) of a perf map line + one of a jitdump
+ * group): a batch of PERFTRAMP_ALL wraps, then a batch of those two
+ * writes per wrap, to files in the same directories the outputs use. */
+static void measure_all_vs_floor(size_t n, size_t group_bytes)
+{
+    char dir[256], path[320];
+    char *names = bench_names(n, BENCH_NAME_STRIDE);
+    perftramp *all = ratio_open(PERFTRAMP_ALL, dir, sizeof dir);
+    if (!all || group_bytes == 0) {
+        bench_na("all_vs_floor", all ? "no jitdump group size" : strerror(errno));
+        if (all) {
+            perftramp_close(all);
+            bench_rmdir(dir);
+            bench_unlink_perf_map();
+        }
+        free(names);
+        return;
+    }
+    /* the floor's files: a map line in /tmp (where the perf map is), a
+     * group in the dump's directory */
+    char map_dir[256];
+    if (!bench_mkdtemp(map_dir, sizeof map_dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    snprintf(path, sizeof path, "%s/floor.map", map_dir);
+    int map_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    snprintf(path, sizeof path, "%s/floor.dump", dir);
+    int dump_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    char *group = calloc(1, group_bytes);
+    char line[96];
+    int line_len = snprintf(line, sizeof line, "%lx %x %s\n", 0x7f0123456780ul, 0x20, "bench_fn_0000000");
+    if (map_fd < 0 || dump_fd < 0 || !group) {
+        perror("floor files");
+        exit(1);
+    }
+    size_t nb = n / BATCH_RATIO;
+    double *t_all = calloc(nb, sizeof *t_all), *t_floor = calloc(nb, sizeof *t_floor);
+    for (size_t b = 0; b < nb; b++) {
+        t_all[b] = ratio_wrap_batch(all, names, b * BATCH_RATIO);
+        uint64_t t0 = bench_now_ns();
+        for (size_t i = 0; i < BATCH_RATIO; i++)
+            if (write(map_fd, line, (size_t)line_len) != line_len ||
+                write(dump_fd, group, group_bytes) != (ssize_t)group_bytes) {
+                perror("write");
+                exit(1);
+            }
+        t_floor[b] = (double)(bench_now_ns() - t0) / BATCH_RATIO;
+    }
+    double m_all = bench_median(t_all, nb), m_floor = bench_median(t_floor, nb);
+    bench_value("all_vs_floor", "%.2f", m_all / m_floor);
+    bench_note("all_vs_floor: PERFTRAMP_ALL %.1f ns per wrap / %.1f ns for a write(2) of a %d-byte map line and one of a "
+               "%zu-byte jitdump group (medians of %zu interleaved batches of %d)",
+               m_all, m_floor, line_len, group_bytes, nb, BATCH_RATIO);
+    close(map_fd);
+    close(dump_fd);
+    perftramp_close(all);
+    bench_rmdir(dir);
+    bench_rmdir(map_dir);
+    bench_unlink_perf_map();
+    free(group);
+    free(t_all);
+    free(t_floor);
+    free(names);
+}
+
 /* wrap_ns_none against the code floor, batch by batch, with the arenas'
  * pre-fault on and (wrap_ns_none_noprefault) off, round by round.  Every
  * context stays open until the end: libffi's allocator hands the memory
@@ -458,6 +595,8 @@ int main(void)
     } else {
         bench_na("write_floor_ns", "no group size");
     }
+    measure_gdb_vs_none(n);
+    measure_all_vs_floor(n, group);
     if (dump_bytes > 0)
         bench_value("dump_bytes_per_trampoline", "%.1f", dump_bytes);
     else

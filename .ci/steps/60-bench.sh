@@ -16,7 +16,7 @@ for k in wrap_vs_floor wrap_ns_none code_floor_ns wrap_vs_floor_noprefault wrap_
     call_ratio_empty_near call_ratio_100ns_near bytes_per_trampoline_none \
     bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k \
     scaling_wrap_ns_1e2 scaling_wrap_ns_1e4 scaling_bytes_1e2 scaling_bytes_1e4 scaling_unwind_step_ns_1e2 \
-    scaling_unwind_step_ns_1e4; do
+    scaling_unwind_step_ns_1e4 gdb_vs_none all_vs_floor gdb_run_bt_s_10k; do
     grep -Eq "^$k: ([0-9.]+|n/a \(.+\))\$" "$out" || { echo "60-bench: no line for $k"; missing=1; }
 done
 test -s bench/results-quick.md || { echo "60-bench: bench/results-quick.md not written"; missing=1; }

@@ -32,12 +32,15 @@
 
 #include "emit/elf_image.h"
 #include "emit/eh_frame.h"
+#include "outputs/gdb_chunk.h"
+#include "outputs/gdb_lazy.h"
 #include "outputs/outputs.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the interface gdb knows (gdb/jit.h, GDB manual) ---------------- */
 enum { PT_JIT_NOACTION = 0, PT_JIT_REGISTER = 1, PT_JIT_UNREGISTER = 2 };
@@ -133,22 +136,36 @@ static void jit_unlink(struct jit_code_entry *e)
 }
 
 /* ---- chunks ---------------------------------------------------------- */
-#define PT_GDB_CHUNK_SLOTS 64
-
 struct pt_gdb_chunk {
     struct jit_code_entry entry;
-    uint8_t *image;       /* the registered ELF, or NULL */
+    struct pt_gdb_image image; /* image.data: registered, or NULL */
+    uint64_t named;            /* bit j: slot first+j has a symbol */
+    /* debugger attached (gdb_lazy.h): bit j = slot first+j calls the stub
+     * until gdb has re-read the chunk; real[j] is its target */
+    uint64_t stubbed;
+    uintptr_t real[PT_GDB_CHUNK_SLOTS];
 };
 
 struct pt_gdb_arena {
+    struct pt_arena *arena;
+    const struct pt_slots *slots;
+    struct pt_gdb_arena *lazy_prev, *lazy_next; /* on lazy_arenas: may hold stubbed slots */
+    bool on_lazy_list;
     size_t n_chunks;
     struct pt_gdb_chunk chunks[];
 };
+
+/* Arenas with stubbed slots, and where a stubbed trampoline's target word
+ * lies from the return address its call pushed: guarded by jit_lock. */
+static struct pt_gdb_arena *lazy_arenas;
+static size_t lazy_ret_off, lazy_word_off;
+static bool lazy_offsets_set;
 
 struct pt_gdb_batch;
 
 struct pt_gdb {
     const struct pt_slots *slots; /* geometry: stride, FDE size, layout, arch */
+    bool lazy; /* the stub understands these trampolines (gdb_lazy.h) */
     struct pt_buf program; /* the FDE program, shared by every slot */
     struct pt_gdb_batch *first, *last; /* published code, oldest batch first */
 };
@@ -170,8 +187,103 @@ int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *slots)
         errno = e;
         return -1;
     }
+    size_t ret_off;
+    if (pt_gdb_lazy_stub_addr() && pt_gdb_lazy_layout(slots->layout, &ret_off)) {
+        pthread_mutex_lock(&jit_lock);
+        if (!lazy_offsets_set) {
+            lazy_ret_off = ret_off;
+            lazy_word_off = slots->layout->word_off[PT_WORD_TARGET];
+            lazy_offsets_set = true;
+        }
+        /* one stub for the process: only for trampolines shaped alike */
+        g->lazy = lazy_ret_off == ret_off && lazy_word_off == slots->layout->word_off[PT_WORD_TARGET];
+        pthread_mutex_unlock(&jit_lock);
+    }
     *out = g;
     return 0;
+}
+
+/* A debugger keeps a software breakpoint inserted at
+ * __jit_debug_register_code while the process runs (gdb inserts its
+ * breakpoints at each resume, at the symbol's own address: checked with
+ * gdb 13, -fcf-protection too); on x86-64 it is int3, 0xCC (Intel SDM
+ * vol. 2, INT3).  Reading our own first code byte costs one load. */
+static bool debugger_attached(void)
+{
+#if defined(__x86_64__)
+    return *(const volatile uint8_t *)(uintptr_t)__jit_debug_register_code == 0xcc;
+#else
+    return false;
+#endif
+}
+
+/* Debugger attached: the first PT_GDB_EAGER_PER_BURST wraps of a burst
+ * are told to gdb at once, the rest at their first call (gdb_lazy.h).  A
+ * burst ends when the program spends PT_GDB_BURST_GAP_NS between two
+ * wraps, counted from the end of the first one's gdb work (gdb's own
+ * stops take ~0.5 ms each, tens of ms on a loaded machine).  So a program
+ * that makes a few trampolines and steps into them sees every instruction
+ * named, and one that makes thousands under gdb is not slowed down 1 ms
+ * per wrap. */
+#define PT_GDB_EAGER_PER_BURST 128
+#define PT_GDB_BURST_GAP_NS 100000000ull /* 100 ms */
+
+static uint64_t burst_last_ns; /* end of the last wrap under a debugger, 0: none */
+static unsigned burst_eager;
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool wrap_goes_lazy(void)
+{
+    uint64_t now = monotonic_ns();
+    pthread_mutex_lock(&jit_lock);
+    if (burst_last_ns == 0 || now - burst_last_ns > PT_GDB_BURST_GAP_NS)
+        burst_eager = 0;
+    bool lazy = burst_eager >= PT_GDB_EAGER_PER_BURST;
+    if (!lazy)
+        burst_eager++;
+    pthread_mutex_unlock(&jit_lock);
+    return lazy;
+}
+
+static void burst_touch(void)
+{
+    uint64_t now = monotonic_ns();
+    pthread_mutex_lock(&jit_lock);
+    burst_last_ns = now;
+    pthread_mutex_unlock(&jit_lock);
+}
+
+/* Whether slot `index` was written from the table the stub understands:
+ * its call through the target word is where pt_gdb_lazy_layout found it
+ * (a context may write some slots from a direct-call variant,
+ * PERFTRAMP_NEAR_CALLS, which never reads the word). */
+static bool slot_calls_through_word(const struct pt_gdb_arena *s, size_t index)
+{
+    const uint8_t *call = pt_slot_w(s->slots, s->arena, index) + lazy_ret_off - 6;
+    return call[0] == 0xff && call[1] == 0x15;
+}
+
+static uint64_t *target_word(const struct pt_gdb_arena *s, size_t index)
+{
+    return (uint64_t *)(void *)(pt_slot_w(s->slots, s->arena, index) + lazy_word_off);
+}
+
+/* With jit_lock held: stubbed slots of chunk k call their real targets
+ * again (gdb knows them now, or the chunk goes). */
+static void chunk_unstub(struct pt_gdb_arena *s, size_t k)
+{
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    for (uint64_t m = c->stubbed; m; m &= m - 1) {
+        size_t j = (size_t)__builtin_ctzll(m);
+        __atomic_store_n(target_word(s, k * PT_GDB_CHUNK_SLOTS + j), (uint64_t)c->real[j], __ATOMIC_RELEASE);
+    }
+    c->stubbed = 0;
 }
 
 static struct pt_gdb_arena *arena_state(struct pt_arena *a)
@@ -182,94 +294,104 @@ static struct pt_gdb_arena *arena_state(struct pt_arena *a)
         if (!s)
             return NULL;
         s->n_chunks = n;
+        s->arena = a;
         a->gdb_handle = s;
     }
     return a->gdb_handle;
 }
 
+/* With jit_lock held. */
 static void chunk_drop(struct pt_gdb_chunk *c)
 {
-    if (!c->image)
+    if (!c->image.data)
         return;
     jit_unlink(&c->entry);
-    free(c->image);
-    c->image = NULL;
+    pt_gdb_image_free(&c->image);
+    c->named = 0;
 }
 
-/* Rebuilds chunk k of arena a from its live slots and swaps it in. */
-static int chunk_publish(struct pt_gdb *g, struct pt_arena *a, struct pt_gdb_arena *s, size_t k)
+/* Tells gdb the chunk's image changed: it drops the objfile it made from
+ * the entry and reads the entry again.  The entry stays on the list all
+ * along (complete at every instruction: gdb_chunk.h), so a debugger that
+ * attaches meanwhile reads it whole.  With no debugger this is two calls
+ * of an empty function. */
+static void chunk_changed_locked(struct pt_gdb_arena *s, size_t k)
 {
-    const struct pt_slots *sl = g->slots;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    jit_notify(&c->entry, PT_JIT_UNREGISTER);
+    jit_notify(&c->entry, PT_JIT_REGISTER);
+    chunk_unstub(s, k);
+}
+
+static void chunk_changed(struct pt_gdb_arena *s, size_t k)
+{
+    pthread_mutex_lock(&jit_lock);
+    chunk_changed_locked(s, k);
+    pthread_mutex_unlock(&jit_lock);
+}
+
+/* Debugger attached: slot `index` (in chunk k, already in its image)
+ * calls the stub until gdb re-reads the chunk (gdb_lazy.h). */
+static void slot_stub(struct pt_gdb_arena *s, size_t k, size_t index)
+{
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    size_t j = index % PT_GDB_CHUNK_SLOTS;
+    pthread_mutex_lock(&jit_lock);
+    if (!s->on_lazy_list) {
+        s->lazy_prev = NULL;
+        s->lazy_next = lazy_arenas;
+        if (lazy_arenas)
+            lazy_arenas->lazy_prev = s;
+        lazy_arenas = s;
+        s->on_lazy_list = true;
+    }
+    uint64_t *w = target_word(s, index);
+    c->real[j] = (uintptr_t)__atomic_load_n(w, __ATOMIC_ACQUIRE);
+    c->stubbed |= (uint64_t)1 << j;
+    __atomic_store_n(w, (uint64_t)pt_gdb_lazy_stub_addr(), __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&jit_lock);
+}
+
+uintptr_t pt_gdb_first_call(uintptr_t ret)
+{
+    pthread_mutex_lock(&jit_lock);
+    uintptr_t slot_x = ret - lazy_ret_off;
+    for (struct pt_gdb_arena *s = lazy_arenas; s; s = s->lazy_next) {
+        struct pt_arena *a = s->arena;
+        if (slot_x < a->x || slot_x >= a->x + a->n_slots * s->slots->stride)
+            continue;
+        size_t index = (slot_x - a->x) / s->slots->stride;
+        size_t k = index / PT_GDB_CHUNK_SLOTS;
+        if (s->chunks[k].stubbed >> (index % PT_GDB_CHUNK_SLOTS) & 1)
+            chunk_changed_locked(s, k); /* gdb re-reads the chunk: it stops here twice */
+        break;
+    }
+    /* the real target is back in the word: put back above, or by another
+     * thread's first call, a later wrap's re-read or the chunk's removal */
+    uintptr_t target = (uintptr_t)__atomic_load_n((const uint64_t *)(slot_x + lazy_word_off), __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&jit_lock);
+    return target;
+}
+
+/* (Re)builds chunk k's image from its named slots plus `add` (a slot
+ * index in the chunk, or -1) and swaps it in. */
+static int chunk_rebuild(struct pt_gdb *g, struct pt_arena *a, struct pt_gdb_arena *s, size_t k, int add)
+{
     struct pt_gdb_chunk *c = &s->chunks[k];
     size_t first = k * PT_GDB_CHUNK_SLOTS;
-    size_t end = first + PT_GDB_CHUNK_SLOTS;
-    if (end > a->n_slots)
-        end = a->n_slots;
-    if (end > a->high_water)
-        end = a->high_water;
-
-    struct pt_elf_out_symbol syms[PT_GDB_CHUNK_SLOTS];
-    size_t n = 0;
-    for (size_t i = first; i < end; i++)
-        if (pt_slot_live(a, i) && a->names && a->names[i])
-            syms[n++] = (struct pt_elf_out_symbol){
-                .name = a->names[i], .section = 0, .value = (i - first) * sl->stride, .size = sl->layout->size};
-    if (n == 0) {
-        pthread_mutex_lock(&jit_lock);
-        chunk_drop(c);
-        pthread_mutex_unlock(&jit_lock);
-        return 0;
-    }
-
-    /* .eh_frame for the live slots only, read by gdb at eh_addr: inside
-     * the arena's in-process .eh_frame area, where no code lives */
-    uintptr_t text = pt_slot_x(sl, a, first);
-    uintptr_t eh_addr = a->x + a->eh_off + first * sl->fde_size;
-    struct pt_buf eh;
-    pt_buf_init(&eh, sl->arch->big_endian);
-    pt_buf_reserve(&eh, 64 + n * sl->fde_size); /* one allocation (bench: reallocs were ~15% of a wrap) */
-    size_t cie = pt_eh_cie(&eh, sl->arch);
-    /* the FDEs differ only in their CIE pointer (+4) and pcrel pc_begin
-     * (+8), both u32 (see pt_eh_fde): emit the first, copy and patch the
-     * rest, as arena.c does (bench: FDEs were ~40% of a GDB wrap) */
-    size_t fde0 = eh.len;
-    pt_eh_fde(&eh, cie, (int64_t)(text + syms[0].value - eh_addr), sl->layout->size, g->program.data,
-              g->program.len);
-    size_t fde_len = eh.len - fde0;
-    if (n > 1 && pt_buf_reserve(&eh, (n - 1) * fde_len)) {
-        for (size_t j = 1; j < n; j++) {
-            size_t at = fde0 + j * fde_len;
-            int64_t code_rel = (int64_t)(text + syms[j].value - eh_addr);
-            memcpy(eh.data + at, eh.data + fde0, fde_len);
-            pt_store_u32(eh.data + at + 4, (uint32_t)(at + 4 - cie), eh.big_endian);
-            pt_store_u32(eh.data + at + 8, (uint32_t)(code_rel - (int64_t)(at + 8)), eh.big_endian);
-        }
-        eh.len += (n - 1) * fde_len;
-    }
-    pt_eh_terminator(&eh);
-    if (eh.failed) {
-        pt_buf_free(&eh);
-        errno = ENOMEM;
+    uint64_t named = c->named | (add >= 0 ? (uint64_t)1 << add : 0);
+    struct pt_gdb_image im;
+    if (pt_gdb_image_build(&im, g->slots, a, first, named, g->program.data, g->program.len,
+                           add >= 0 ? c->image.str_used + strlen(a->names[first + (size_t)add]) + 1 : 0) < 0)
         return -1;
-    }
-    const struct pt_elf_out_section secs[2] = {
-        {.name = ".text", .type = 8 /* SHT_NOBITS */, .flags = 0x2 | 0x4 /* ALLOC|EXECINSTR */, .addr = text,
-         .size = (end - first) * sl->stride, .align = sl->arch->code_align},
-        {.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2 /* ALLOC */, .addr = eh_addr,
-         .data = eh.data, .size = eh.len, .align = 8},
-    };
-    size_t len = 0;
-    uint8_t *image = pt_elf_build(sl->arch->elf_machine, sl->arch->big_endian, secs, 2, syms, n, &len);
-    pt_buf_free(&eh);
-    if (!image)
-        return -1;
-
     pthread_mutex_lock(&jit_lock);
     chunk_drop(c);
-    c->image = image;
-    c->entry.symfile_addr = (const char *)image;
-    c->entry.symfile_size = len;
+    c->image = im;
+    c->named = named;
+    c->entry.symfile_addr = (const char *)im.data;
+    c->entry.symfile_size = im.len;
     jit_link(&c->entry);
+    chunk_unstub(s, k);
     pthread_mutex_unlock(&jit_lock);
     return 0;
 }
@@ -281,7 +403,28 @@ int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index)
         errno = ENOMEM;
         return -1;
     }
-    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
+    if (!a->names || !a->names[index])
+        return 0;
+    size_t k = index / PT_GDB_CHUNK_SLOTS, j = index % PT_GDB_CHUNK_SLOTS;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    if (c->named >> j & 1)
+        return 0; /* already there (switching the output on again) */
+    s->slots = g->slots;
+    bool watched = g->lazy && debugger_attached();
+    int r = 0;
+    if (!c->image.data ||
+        pt_gdb_image_add(&c->image, j, g->slots->stride, g->slots->layout->size, a->names[index]) < 0) {
+        r = chunk_rebuild(g, a, s, k, (int)j); /* first symbol, or the names are full */
+    } else {
+        c->named |= (uint64_t)1 << j;
+        if (watched && slot_calls_through_word(s, index) && wrap_goes_lazy())
+            slot_stub(s, k, index); /* gdb re-reads the chunk at the first call (gdb_lazy.h) */
+        else
+            chunk_changed(s, k);
+    }
+    if (watched)
+        burst_touch();
+    return r;
 }
 
 int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
@@ -289,7 +432,24 @@ int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
     struct pt_gdb_arena *s = a->gdb_handle;
     if (!s)
         return 0;
-    return chunk_publish(g, a, s, index / PT_GDB_CHUNK_SLOTS);
+    size_t k = index / PT_GDB_CHUNK_SLOTS, j = index % PT_GDB_CHUNK_SLOTS;
+    struct pt_gdb_chunk *c = &s->chunks[k];
+    if (!(c->named >> j & 1))
+        return 0;
+    c->named &= ~((uint64_t)1 << j);
+    pthread_mutex_lock(&jit_lock);
+    c->stubbed &= ~((uint64_t)1 << j); /* its slot gets a trap, then maybe a new trampoline */
+    pthread_mutex_unlock(&jit_lock);
+    if (c->named == 0) {
+        pthread_mutex_lock(&jit_lock);
+        chunk_unstub(s, k);
+        chunk_drop(c);
+        pthread_mutex_unlock(&jit_lock);
+        return 0;
+    }
+    pt_gdb_image_remove(&c->image, j, g->slots->stride);
+    chunk_changed(s, k);
+    return 0;
 }
 
 void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a)
@@ -299,8 +459,18 @@ void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a)
     if (!s)
         return;
     pthread_mutex_lock(&jit_lock);
-    for (size_t k = s->n_chunks; k-- > 0;)
+    for (size_t k = s->n_chunks; k-- > 0;) {
+        chunk_unstub(s, k);
         chunk_drop(&s->chunks[k]);
+    }
+    if (s->on_lazy_list) {
+        if (s->lazy_prev)
+            s->lazy_prev->lazy_next = s->lazy_next;
+        else
+            lazy_arenas = s->lazy_next;
+        if (s->lazy_next)
+            s->lazy_next->lazy_prev = s->lazy_prev;
+    }
     pthread_mutex_unlock(&jit_lock);
     free(s);
     a->gdb_handle = NULL;

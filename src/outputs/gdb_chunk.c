@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "outputs/gdb_chunk.h"
+
+#include "emit/bytebuf.h"
+#include "emit/eh_frame.h"
+#include "emit/elf_image.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    EHDR_SIZE = 64,
+    SHDR_SIZE = 64,
+    SYM_SIZE = 24, /* Elf64_Sym */
+    N_SECS = 6,    /* null .text .eh_frame .symtab .strtab .shstrtab */
+    SHT_PROGBITS = 1,
+    SHT_SYMTAB = 2,
+    SHT_STRTAB = 3,
+    SHT_NOBITS = 8,
+    SHF_ALLOC = 0x2,
+    SHF_EXECINSTR = 0x4,
+    ET_REL = 1,
+    STR_PER_SLOT = 32, /* name room per slot before a rebuild */
+};
+
+static const char shstrtab[] = "\0.text\0.eh_frame\0.symtab\0.strtab\0.shstrtab";
+enum { SH_TEXT = 1, SH_EH = 7, SH_SYMTAB = 17, SH_STRTAB = 25, SH_SHSTRTAB = 33 };
+
+static void align_to(struct pt_buf *b, size_t a)
+{
+    while (!b->failed && b->len % a)
+        pt_buf_u8(b, 0);
+}
+
+/* The chunk's .eh_frame: one CIE, then an FDE per slot (live or not: a
+ * dead slot's FDE describes code nobody runs), for a section placed at
+ * eh_addr.  The FDEs differ only in their CIE pointer (+4) and pcrel
+ * pc_begin (+8), both u32 (see pt_eh_fde): emit the first, copy and patch
+ * the rest. */
+static void chunk_eh_frame(struct pt_buf *eh, const struct pt_slots *sl, uintptr_t text, uintptr_t eh_addr,
+                           size_t n, const uint8_t *program, size_t program_len)
+{
+    size_t cie = pt_eh_cie(eh, sl->arch);
+    size_t fde0 = eh->len;
+    pt_eh_fde(eh, cie, (int64_t)(text - eh_addr), sl->layout->size, program, program_len);
+    size_t fde_len = eh->len - fde0;
+    if (n > 1 && pt_buf_reserve(eh, (n - 1) * fde_len)) {
+        for (size_t j = 1; j < n; j++) {
+            size_t at = fde0 + j * fde_len;
+            int64_t code_rel = (int64_t)(text + j * sl->stride - eh_addr);
+            memcpy(eh->data + at, eh->data + fde0, fde_len);
+            pt_store_u32(eh->data + at + 4, (uint32_t)(at + 4 - cie), eh->big_endian);
+            pt_store_u32(eh->data + at + 8, (uint32_t)(code_rel - (int64_t)(at + 8)), eh->big_endian);
+        }
+        eh->len += (n - 1) * fde_len;
+    }
+    pt_eh_terminator(eh);
+}
+
+int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const struct pt_arena *a, size_t first,
+                       uint64_t named, const uint8_t *program, size_t program_len, size_t min_str)
+{
+    bool be = sl->arch->big_endian;
+    size_t end = first + PT_GDB_CHUNK_SLOTS;
+    if (end > a->n_slots)
+        end = a->n_slots;
+    size_t n = end - first;
+    uintptr_t text = pt_slot_x(sl, a, first);
+    /* read by gdb at eh_addr: inside the arena's in-process .eh_frame
+     * area, where no code lives */
+    uintptr_t eh_addr = a->x + a->eh_off + first * sl->fde_size;
+
+    size_t str_cap = PT_GDB_CHUNK_SLOTS * STR_PER_SLOT;
+    size_t need = 1;
+    for (size_t j = 0; j < n; j++)
+        if (named >> j & 1)
+            need += strlen(a->names[first + j]) + 1;
+    if (need < min_str)
+        need = min_str;
+    while (str_cap < 2 * need)
+        str_cap *= 2;
+
+    struct pt_buf b;
+    pt_buf_init(&b, be);
+    pt_buf_reserve(&b, EHDR_SIZE + 64 + n * (sl->fde_size + 16) + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE + str_cap +
+                           sizeof shstrtab + N_SECS * SHDR_SIZE + 64);
+    static const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, 1 /* LSB */, 1 /* EV_CURRENT */};
+    uint8_t id[16];
+    memcpy(id, ident, 16);
+    id[5] = be ? 2 : 1;
+    pt_buf_put(&b, id, 16);
+    pt_buf_u16(&b, ET_REL);
+    pt_buf_u16(&b, sl->arch->elf_machine);
+    pt_buf_u32(&b, 1); /* EV_CURRENT */
+    pt_buf_u64(&b, 0); /* entry */
+    pt_buf_u64(&b, 0); /* phoff */
+    pt_buf_u64(&b, 0); /* shoff, patched */
+    pt_buf_u32(&b, 0); /* flags */
+    pt_buf_u16(&b, EHDR_SIZE);
+    pt_buf_u16(&b, 0);
+    pt_buf_u16(&b, 0);
+    pt_buf_u16(&b, SHDR_SIZE);
+    pt_buf_u16(&b, N_SECS);
+    pt_buf_u16(&b, N_SECS - 1);
+
+    align_to(&b, 8);
+    size_t eh_off = b.len;
+    struct pt_buf eh;
+    pt_buf_init(&eh, be);
+    pt_buf_reserve(&eh, 64 + n * (sl->fde_size + 16)); /* one allocation, no realloc per doubling */
+    chunk_eh_frame(&eh, sl, text, eh_addr, n, program, program_len);
+    pt_buf_put(&b, eh.data, eh.len);
+    size_t eh_len = eh.len;
+    bool eh_failed = eh.failed;
+    pt_buf_free(&eh);
+
+    align_to(&b, 8);
+    size_t symtab_off = b.len;
+    size_t str_off = symtab_off + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE;
+    size_t shstr_off = str_off + str_cap;
+    size_t shoff = (shstr_off + sizeof shstrtab + 7) & ~(size_t)7;
+    if (pt_buf_reserve(&b, shoff - b.len)) {
+        memset(b.data + b.len, 0, shoff - b.len);
+        b.len = shoff;
+    }
+    pt_elf_shdr64(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pt_elf_shdr64(&b, SH_TEXT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, text, eh_off, n * sl->stride, 0, 0,
+                  sl->arch->code_align, 0);
+    pt_elf_shdr64(&b, SH_EH, SHT_PROGBITS, SHF_ALLOC, eh_addr, eh_off, eh_len, 0, 0, 8, 0);
+    size_t symtab_size_at = b.len + 32; /* sh_size: after name, type, flags, addr, offset */
+    pt_elf_shdr64(&b, SH_SYMTAB, SHT_SYMTAB, 0, 0, symtab_off, SYM_SIZE, 4 /* .strtab */, 1, 8, SYM_SIZE);
+    pt_elf_shdr64(&b, SH_STRTAB, SHT_STRTAB, 0, 0, str_off, str_cap, 0, 0, 1, 0);
+    pt_elf_shdr64(&b, SH_SHSTRTAB, SHT_STRTAB, 0, 0, shstr_off, sizeof shstrtab, 0, 0, 1, 0);
+    if (b.failed || eh_failed) {
+        pt_buf_free(&b);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(b.data + shstr_off, shstrtab, sizeof shstrtab);
+    pt_store_u64(b.data + 40, shoff, be); /* e_shoff */
+
+    *im = (struct pt_gdb_image){.data = b.data, .len = b.len, .big_endian = be, .symtab_off = symtab_off,
+                                .strtab_off = str_off, .str_used = 1, .str_cap = str_cap,
+                                .symtab_size_at = symtab_size_at};
+    for (size_t j = 0; j < n; j++)
+        if (named >> j & 1)
+            pt_gdb_image_add(im, j, sl->stride, sl->layout->size, a->names[first + j]); /* fits: 2 * need */
+    return 0;
+}
+
+/* The count, stored last: a release store, so the compiler keeps every
+ * write of the symbol before it (a debugger stops us at any instruction). */
+static void publish_count(struct pt_gdb_image *im)
+{
+    uint8_t size[8];
+    uint64_t v;
+    pt_store_u64(size, (uint64_t)(im->n_syms + 1) * SYM_SIZE, im->big_endian);
+    memcpy(&v, size, 8);
+    __atomic_store_n((uint64_t *)(void *)(im->data + im->symtab_size_at), v, __ATOMIC_RELEASE);
+}
+
+int pt_gdb_image_add(struct pt_gdb_image *im, size_t j, size_t stride, size_t size, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    if (im->str_used + len > im->str_cap || im->n_syms == PT_GDB_CHUNK_SLOTS)
+        return -1;
+    memcpy(im->data + im->strtab_off + im->str_used, name, len);
+    uint8_t *s = im->data + im->symtab_off + (im->n_syms + 1) * SYM_SIZE;
+    pt_store_u32(s, (uint32_t)im->str_used, im->big_endian); /* st_name */
+    s[4] = (1 << 4) | 2;                                     /* STB_GLOBAL, STT_FUNC */
+    s[5] = 0;                                                /* STV_DEFAULT */
+    s[im->big_endian ? 6 : 7] = 0;                           /* st_shndx: .text (1) */
+    s[im->big_endian ? 7 : 6] = 1;
+    pt_store_u64(s + 8, (uint64_t)(j * stride), im->big_endian); /* st_value: offset in .text */
+    pt_store_u64(s + 16, (uint64_t)size, im->big_endian);
+    im->str_used += len;
+    im->n_syms++;
+    publish_count(im);
+    return 0;
+}
+
+void pt_gdb_image_remove(struct pt_gdb_image *im, size_t j, size_t stride)
+{
+    uint8_t off[8];
+    pt_store_u64(off, (uint64_t)(j * stride), im->big_endian);
+    for (size_t k = 1; k <= im->n_syms; k++) {
+        uint8_t *s = im->data + im->symtab_off + k * SYM_SIZE;
+        if (memcmp(s + 8, off, 8) != 0)
+            continue;
+        /* the last symbol takes its place (its name stays where it is: the
+         * dead name's bytes are lost until a rebuild), then the count drops */
+        if (k != im->n_syms)
+            memcpy(s, im->data + im->symtab_off + im->n_syms * SYM_SIZE, SYM_SIZE);
+        im->n_syms--;
+        publish_count(im);
+        return;
+    }
+}
+
+void pt_gdb_image_free(struct pt_gdb_image *im)
+{
+    free(im->data);
+    im->data = NULL;
+}
