@@ -11,46 +11,12 @@
  * `# scaling:` row per count; bench/run.sh makes the table and the data
  * file `make bench-plot` draws (bench/scaling.gp). */
 #include "bench.h"
+#include "unwind_walk.h"
 
 #include "api/context.h"
 #include "perftramp.h"
 
 #include <sys/wait.h>
-#include <unwind.h>
-
-static volatile int g_frames;
-
-static _Unwind_Reason_Code count(struct _Unwind_Context *ctx, void *arg)
-{
-    (void)ctx;
-    (*(int *)arg)++;
-    return _URC_NO_REASON;
-}
-
-__attribute__((noinline)) static int target(int x)
-{
-    int n = 0;
-    _Unwind_Backtrace(count, &n);
-    g_frames = n;
-    __asm__ volatile("" ::: "memory");
-    return x + 1;
-}
-
-typedef int (*int_fn)(int);
-
-__attribute__((noinline)) static int caller(int_fn fn, int x)
-{
-    int r = fn(x);
-    __asm__ volatile("" ::: "memory");
-    return r + 1;
-}
-
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* immune to preemption */
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static double rss_bytes(void)
 {
