@@ -60,24 +60,7 @@ uint8_t *pt_elf_build(uint16_t machine, bool big_endian, const struct pt_elf_out
     pt_buf_reserve(&b, guess);
 
     /* ELF header, patched later for e_shoff */
-    static const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2, 0, 1, 0};
-    uint8_t id[16];
-    memcpy(id, ident, 16);
-    id[5] = big_endian ? 2 : 1;
-    pt_buf_put(&b, id, 16);
-    pt_buf_u16(&b, ET_REL);
-    pt_buf_u16(&b, machine);
-    pt_buf_u32(&b, 1);      /* EV_CURRENT */
-    pt_buf_u64(&b, 0);      /* entry */
-    pt_buf_u64(&b, 0);      /* phoff */
-    pt_buf_u64(&b, 0);      /* shoff, patched */
-    pt_buf_u32(&b, 0);      /* flags */
-    pt_buf_u16(&b, EHDR_SIZE);
-    pt_buf_u16(&b, 0);
-    pt_buf_u16(&b, 0);
-    pt_buf_u16(&b, SHDR_SIZE);
-    pt_buf_u16(&b, (uint16_t)nsec_total);
-    pt_buf_u16(&b, (uint16_t)(nsec_total - 1));
+    pt_elf_ehdr64(&b, big_endian, ET_REL, machine, 0, 0, 0, 0, (uint16_t)nsec_total, (uint16_t)(nsec_total - 1));
 
     pt_buf_u8(&shstr, 0);
     for (size_t i = 0; i < n_secs; i++) {
@@ -153,4 +136,24 @@ oom:
     pt_buf_free(&str);
     errno = ENOMEM;
     return NULL;
+}
+
+void pt_elf_ehdr64(struct pt_buf *b, bool big_endian, uint16_t type, uint16_t machine, uint32_t flags,
+                   uint64_t phoff, uint16_t phnum, uint64_t shoff, uint16_t shnum, uint16_t shstrndx)
+{
+    const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, big_endian ? 2 : 1, 1 /* EV_CURRENT */};
+    pt_buf_put(b, ident, 16);
+    pt_buf_u16(b, type);
+    pt_buf_u16(b, machine);
+    pt_buf_u32(b, 1); /* EV_CURRENT */
+    pt_buf_u64(b, 0); /* e_entry */
+    pt_buf_u64(b, phoff);
+    pt_buf_u64(b, shoff);
+    pt_buf_u32(b, flags);
+    pt_buf_u16(b, EHDR_SIZE);
+    pt_buf_u16(b, phnum ? 56 : 0); /* e_phentsize: sizeof(Elf64_Phdr) */
+    pt_buf_u16(b, phnum);
+    pt_buf_u16(b, SHDR_SIZE);
+    pt_buf_u16(b, shnum);
+    pt_buf_u16(b, shstrndx);
 }

@@ -38,4 +38,10 @@ struct pt_buf;
 void pt_elf_shdr64(struct pt_buf *b, uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
                    uint64_t size, uint32_t link, uint32_t info, uint64_t align, uint64_t entsize);
 
+/* Appends an Elf64_Ehdr to b: e_ident for ELFCLASS64, the byte order,
+ * EV_CURRENT; e_phentsize 56 when there are program headers, else 0;
+ * e_entry 0 (also used by emit/elf_so.c and outputs/gdb_chunk.c). */
+void pt_elf_ehdr64(struct pt_buf *b, bool big_endian, uint16_t type, uint16_t machine, uint32_t flags,
+                   uint64_t phoff, uint16_t phnum, uint64_t shoff, uint16_t shnum, uint16_t shstrndx);
+
 #endif

@@ -140,21 +140,8 @@ void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct p
     struct pt_buf b;
     memset(out, 0, p->text_off);
     pt_buf_init_fixed(&b, out, p->text_off, arch->big_endian);
-    const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, arch->big_endian ? 2 : 1, 1 /* EV_CURRENT */};
-    pt_buf_put(&b, ident, 16);
-    pt_buf_u16(&b, ET_DYN);
-    pt_buf_u16(&b, arch->elf_machine);
-    pt_buf_u32(&b, 1);
-    pt_buf_u64(&b, 0);            /* e_entry */
-    pt_buf_u64(&b, EHDR_SIZE);    /* e_phoff */
-    pt_buf_u64(&b, p->shdr_off);  /* e_shoff */
-    pt_buf_u32(&b, e_flags(arch->elf_machine));
-    pt_buf_u16(&b, EHDR_SIZE);
-    pt_buf_u16(&b, PHDR_SIZE);
-    pt_buf_u16(&b, N_PHDRS);
-    pt_buf_u16(&b, SHDR_SIZE);
-    pt_buf_u16(&b, N_SHDRS);
-    pt_buf_u16(&b, SHNDX_SHSTRTAB);
+    pt_elf_ehdr64(&b, arch->big_endian, ET_DYN, arch->elf_machine, e_flags(arch->elf_machine), EHDR_SIZE, N_PHDRS,
+                  p->shdr_off, N_SHDRS, SHNDX_SHSTRTAB);
     /* one R+X PT_LOAD from vaddr 0: perf takes the load base from the
      * lowest mapping of the file, which must be this executable one */
     phdr(&b, PT_LOAD, PF_R | PF_X, 0, p->load_size, p->g.page);

@@ -87,24 +87,8 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
     pt_buf_init(&b, be);
     pt_buf_reserve(&b, EHDR_SIZE + 64 + n * (sl->fde_size + 16) + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE + str_cap +
                            sizeof shstrtab + N_SECS * SHDR_SIZE + 64);
-    static const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, 1 /* LSB */, 1 /* EV_CURRENT */};
-    uint8_t id[16];
-    memcpy(id, ident, 16);
-    id[5] = be ? 2 : 1;
-    pt_buf_put(&b, id, 16);
-    pt_buf_u16(&b, ET_REL);
-    pt_buf_u16(&b, sl->arch->elf_machine);
-    pt_buf_u32(&b, 1); /* EV_CURRENT */
-    pt_buf_u64(&b, 0); /* entry */
-    pt_buf_u64(&b, 0); /* phoff */
-    pt_buf_u64(&b, 0); /* shoff, patched */
-    pt_buf_u32(&b, 0); /* flags */
-    pt_buf_u16(&b, EHDR_SIZE);
-    pt_buf_u16(&b, 0);
-    pt_buf_u16(&b, 0);
-    pt_buf_u16(&b, SHDR_SIZE);
-    pt_buf_u16(&b, N_SECS);
-    pt_buf_u16(&b, N_SECS - 1);
+    /* e_shoff patched below */
+    pt_elf_ehdr64(&b, be, ET_REL, sl->arch->elf_machine, 0, 0, 0, 0, N_SECS, N_SECS - 1);
 
     align_to(&b, 8);
     size_t eh_off = b.len;
