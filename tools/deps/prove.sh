@@ -26,12 +26,14 @@ fail() {
     exit 1
 }
 
-# name triple, one line per table
+# name triple, one line per architecture: a variant table of the same
+# architecture (x86_64_near.c beside x86_64.c) has the same triple and
+# needs no toolchain of its own, so the first table of a triple names it
 table_field() { sed -n "s/^ *\\.$2 *= *\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -n 1; }
 arches=$(for f in "$src"/src/arch/*.c; do
     n=$(table_field "$f" name) t=$(table_field "$f" clang_target)
     [ -z "$n" ] || [ -z "$t" ] || echo "$n $t"
-done)
+done | awk '!seen[$2]++')
 [ -n "$arches" ] || fail "no architecture tables found in $src/src/arch"
 debarch() { dpkg-architecture -qDEB_HOST_ARCH -t "$1" 2> /dev/null || echo "<debian-arch-of-$1>"; }
 
