@@ -21,6 +21,8 @@ HOT=$S/examples/tiny/hot.tiny
 PROOF_IDS="output.elf-srcline"
 # shellcheck source=tests/proof_lib.sh
 . "${PT_SRCDIR:-.}/tests/proof_lib.sh"
+# shellcheck source=tests/perf_a2l.sh
+. "${PT_SRCDIR:-.}/tests/perf_a2l.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-elf-srcline-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 # shellcheck disable=SC2317 # the EXIT trap
@@ -52,21 +54,8 @@ ls "$PERFTRAMP_ELF_DIR"/perftramp-*.so >/dev/null 2>&1 || bad "no arena file in 
 
 # 1. perf report --children --sort sym,srcline: a row for every function
 # on a call chain (children, self, [.], sym, srcline)
-report() {
-    perf report -i "$tmp/p.data" --children -g none --sort sym,srcline --stdio >"$tmp/report" 2>"$tmp/report.err"
-}
-report
-retried=
-if ! grep -q "tiny::" "$tmp/report"; then
-    # Once, in CI's ASan pass under load, this report held no tiny:: row
-    # at all while perf script below read every frame's line from the same
-    # data: say what perf said, and ask once more (the proof is what the
-    # report shows, not whether one perf run can fail)
-    echo "perf report had no tiny:: row ($(wc -l <"$tmp/report") lines); its stderr:"
-    head -n 5 "$tmp/report.err"
-    report
-    retried=" (perf report asked twice: the first had no tiny:: row)"
-fi
+perf_a2l report -i "$tmp/p.data" --children -g none --sort sym,srcline --stdio >"$tmp/report" 2>"$tmp/report.err" ||
+    bad "perf report exited with status $? ($(wc -l <"$tmp/report") lines): $(sort "$tmp/report.err" | uniq -c | head -n 5)"
 want_next=$(want_line collatz_next)
 rows_next=$(grep -c "tiny::collatz_next  *hot\.tiny:$want_next\$" "$tmp/report")
 rows=0 rows_ok=0
@@ -76,7 +65,7 @@ while read -r sym line; do
 done < <(awk '$4 ~ /^tiny::/ { print $4, $5 }' "$tmp/report")
 
 # 2. perf script: the srcline of every tiny:: frame of every call chain
-perf script -F ip,sym,srcline -i "$tmp/p.data" 2>/dev/null |
+perf_a2l script -F ip,sym,srcline -i "$tmp/p.data" 2>/dev/null |
     awk 'prev ~ /^tiny::/ { print prev, $1 } { prev = $2 }' | sort | uniq -c >"$tmp/frames"
 frames=0 frames_ok=0
 while read -r n sym line; do
@@ -95,7 +84,7 @@ for f in "$PERFTRAMP_ELF_DIR"/perftramp-*.so; do
     done < <(nm "$f")
 done
 
-detail="perf report --children --sort sym,srcline: $rows_ok/$rows tiny:: rows at their fn line (tiny::collatz_next hot.tiny:$want_next: $rows_next)$retried; perf script: $frames_ok/$frames tiny:: call-chain frames; addr2line: $syms_ok/$syms symbols"
+detail="perf report --children --sort sym,srcline: $rows_ok/$rows tiny:: rows at their fn line (tiny::collatz_next hot.tiny:$want_next: $rows_next); perf script: $frames_ok/$frames tiny:: call-chain frames; addr2line: $syms_ok/$syms symbols"
 echo "$detail"
 grep 'tiny::' "$tmp/report" | head -5
 if [ "$rows_next" -ge 1 ] && [ "$rows" -ge 4 ] && [ "$rows_ok" = "$rows" ] && [ "$frames" -ge 100 ] &&

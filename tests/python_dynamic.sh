@@ -14,6 +14,8 @@
 # PROOF: python.<ver>.dynamic and python.<ver>.srcline per version.
 set -u
 . "${PT_SRCDIR:-.}/tests/python_lib.sh"
+# shellcheck source=tests/perf_a2l.sh
+. "${PT_SRCDIR:-.}/tests/perf_a2l.sh"
 checker=${PT_BUILDDIR:-.}/tools/perftramp
 
 dynamic() {
@@ -87,7 +89,8 @@ PY
     [ -n "$pid" ] && forget_pid "$pid"
     HOME=$vtmp perf --buildid-dir "$vtmp/debug" inject --jit -i p.data -o p.jit.data 2> inject.err ||
         fail "perf inject --jit: $(tail -n 1 inject.err)"
-    HOME=$vtmp perf report -i p.jit.data --no-children --sort sym,srcline --stdio > report.txt 2> /dev/null
+    HOME=$vtmp perf_a2l report -i p.jit.data --no-children --sort sym,srcline --stdio > report.txt 2> report.err ||
+        fail "perf report exited with status $?: $(sort report.err | uniq -c | head -n 3)"
     rows=$(grep -c "py::fib:$PWD/fib.py  *fib\.py:$line\$" report.txt)
     [ "$rows" -ge 1 ] || fail "perf report --sort sym,srcline has no py::fib row at fib.py:$line: $(grep 'py::fib' report.txt | head -n 3)"
     proven "perf report --sort sym,srcline: py::fib at fib.py:$line"

@@ -26,6 +26,8 @@ PCT_OK=90
 PROOF_IDS="dynamic.srcline dynamic.signal-perf-fp dynamic.signal-perf-dwarf"
 # shellcheck source=tests/proof_lib.sh
 . "${PT_SRCDIR:-.}/tests/proof_lib.sh"
+# shellcheck source=tests/perf_a2l.sh
+. "${PT_SRCDIR:-.}/tests/perf_a2l.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-tiny-perf-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 bg=
@@ -68,7 +70,8 @@ want_len=$(line_of collatz_length)
     >sl.out 2>sl.err ) || bad "perf record tiny hot.tiny: $(tail -3 "$tmp/sl.err")"
 perf inject --jit -i "$tmp/sl.data" -o "$tmp/sl.jit.data" >"$tmp/inject.log" 2>&1 ||
     bad "perf inject --jit: $(tail -3 "$tmp/inject.log")"
-perf report -i "$tmp/sl.jit.data" --no-children --sort sym,srcline --stdio >"$tmp/sl.report" 2>"$tmp/sl.report.err"
+perf_a2l report -i "$tmp/sl.jit.data" --no-children --sort sym,srcline --stdio >"$tmp/sl.report" 2>"$tmp/sl.report.err" ||
+    bad "perf report exited with status $?: $(sort "$tmp/sl.report.err" | uniq -c | head -n 5)"
 got_next=$(grep -c "tiny::collatz_next  *hot\.tiny:$want_next\$" "$tmp/sl.report")
 wrong=$(grep 'tiny::' "$tmp/sl.report" | grep -vc 'hot\.tiny:[0-9]')
 # the line table in the injected .so of collatz_next, read by binutils
