@@ -75,10 +75,16 @@ struct perftramp {
     char *elf_dir_opt;
 };
 
-/* perftramp.c: opening, closing and failing one output (one bit). */
+/* output_state.c: opening, closing and failing one output (one bit).
+ * pt_output_open: 0 (a refused file counts as opened: disabled, its errno
+ * recorded), or -1 with errno and nothing changed. */
 int pt_output_open(struct perftramp *pt, unsigned bit);
 void pt_output_close(struct perftramp *pt, unsigned bit);
 void pt_output_fail(struct perftramp *pt, unsigned bit, int e);
+/* Closes the outputs in `opened`, ELF first and the perf map last; the
+ * errno of the first perf map or jitdump that failed in closing goes to
+ * *first_error (0 for none) when first_error is not NULL. */
+void pt_outputs_close(struct perftramp *pt, unsigned opened, int *first_error);
 
 /* switch.c: sends every live trampoline and published region, in address
  * order, to the outputs in `bits` (already open).  With `strict`, the
@@ -111,8 +117,9 @@ void pt_signal_stop(struct perftramp *pt);
 int pt_signal_after_fork(struct perftramp *pt);
 
 
-/* Output bit -> index in output_error. */
+/* output_state.c: output bit -> index in output_error, and back. */
 int pt_output_index(unsigned bit);
+unsigned pt_output_bit(int i);
 static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
 {
     return (atomic_load_explicit(&pt->active, memory_order_relaxed) & bit) != 0;
