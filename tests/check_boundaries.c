@@ -323,35 +323,43 @@ static int step_through(unsigned outputs, unsigned flags, char *in_call, size_t 
     return ok;
 }
 
-START_TEST(test_every_boundary_of_a_real_trampoline)
+/* Every boundary of the trampoline of table `a` (written with `flags`)
+ * unwinds to the caller's true state, and the restores were put to the
+ * test: after the epilogue's reload, a save slot was poisoned at some
+ * boundary. */
+static void assert_every_boundary(const struct pt_arch *a, unsigned flags, const char *label)
 {
     char in_call[200] = "";
-    const struct pt_arch *a = pt_arch_host();
     ck_assert_ptr_nonnull(a);
-    int ok = step_through(PERFTRAMP_UNWIND, 0, in_call, sizeof in_call);
-    int n = (int)a->n_insns + 1;
-    int got = ok + (in_call[0] ? 0 : 1);
-    printf("%d of %d boundaries (%zu instructions + the call's return point) unwound to the caller's true state\n", got,
-           n, a->n_insns);
+    int ok = step_through(PERFTRAMP_UNWIND, flags, in_call, sizeof in_call);
+    printf("%s%d of %zu boundaries (%zu instructions + the call's return point) unwound to the caller's true state\n",
+           label, ok + (in_call[0] ? 0 : 1), a->n_insns + 1, a->n_insns);
     ck_assert_msg(ok == (int)a->n_insns, "single step: %s", ss.first_bad);
     ck_assert_msg(!in_call[0], "from inside the target: %s", in_call);
-    /* the restores were put to the test: after the epilogue's reload, a
-     * save slot was poisoned at some boundary */
     int poisoned = 0;
     for (size_t k = 0; k < a->n_insns; k++)
         poisoned += ss.poisoned[ss.l.insn_off[k]] > 0;
     ck_assert_msg(poisoned > 0, "no save slot was ever poisoned: a missing restore rule would pass");
 }
-END_TEST
 
 /* The control: without PERFTRAMP_UNWIND the same walks must fail. */
-START_TEST(test_control_without_unwind_info)
+static void assert_control_fails(const struct pt_arch *a, unsigned flags)
 {
     char in_call[200] = "";
-    const struct pt_arch *a = pt_arch_host();
-    int ok = step_through(0, 0, in_call, sizeof in_call);
+    int ok = step_through(0, flags, in_call, sizeof in_call);
     ck_assert_msg(ok < (int)a->n_insns, "every boundary unwound without unwind info: the check cannot fail");
     ck_assert_msg(in_call[0], "the return point unwound without unwind info: the check cannot fail");
+}
+
+START_TEST(test_every_boundary_of_a_real_trampoline)
+{
+    assert_every_boundary(pt_arch_host(), 0, "");
+}
+END_TEST
+
+START_TEST(test_control_without_unwind_info)
+{
+    assert_control_fails(pt_arch_host(), 0);
 }
 END_TEST
 
@@ -359,27 +367,13 @@ END_TEST
  * own instruction boundaries (the nop, the call rel32), the same FDEs. */
 START_TEST(test_every_boundary_of_a_near_trampoline)
 {
-    char in_call[200] = "";
-    const struct pt_arch *a = pt_arch_variant_of(pt_arch_host(), "near");
-    ck_assert_ptr_nonnull(a);
-    int ok = step_through(PERFTRAMP_UNWIND, PERFTRAMP_NEAR_CALLS, in_call, sizeof in_call);
-    printf("near: %d of %zu boundaries unwound to the caller's true state\n", ok + (in_call[0] ? 0 : 1),
-           a->n_insns + 1);
-    ck_assert_msg(ok == (int)a->n_insns, "single step: %s", ss.first_bad);
-    ck_assert_msg(!in_call[0], "from inside the target: %s", in_call);
-    int poisoned = 0;
-    for (size_t k = 0; k < a->n_insns; k++)
-        poisoned += ss.poisoned[ss.l.insn_off[k]] > 0;
-    ck_assert_msg(poisoned > 0, "no save slot was ever poisoned: a missing restore rule would pass");
+    assert_every_boundary(pt_arch_variant_of(pt_arch_host(), "near"), PERFTRAMP_NEAR_CALLS, "near: ");
 }
 END_TEST
 
 START_TEST(test_near_control_without_unwind_info)
 {
-    char in_call[200] = "";
-    const struct pt_arch *a = pt_arch_variant_of(pt_arch_host(), "near");
-    int ok = step_through(0, PERFTRAMP_NEAR_CALLS, in_call, sizeof in_call);
-    ck_assert_msg(ok < (int)a->n_insns, "every boundary unwound without unwind info: the check cannot fail");
+    assert_control_fails(pt_arch_variant_of(pt_arch_host(), "near"), PERFTRAMP_NEAR_CALLS);
 }
 END_TEST
 

@@ -35,14 +35,10 @@ proofs() {
     echo "PROOF: output.gdb $proof_gdb $why_gdb"
     echo "PROOF: gdb.hidden-rbp $proof_hidden $why_hidden"
 }
-if ! command -v gdb >/dev/null 2>&1; then
-    why_gdb="gdb is not installed" why_hidden="gdb is not installed"
-    proofs
-    echo "SKIP: gdb is not installed"
-    exit 77
-fi
+# shellcheck source=tests/gdb_lib.sh
+. "${PT_SRCDIR:-.}/tests/gdb_lib.sh"
+gdb_need output.gdb gdb.hidden-rbp
 prog="$PT_BUILDDIR/tests/gdb_bt_prog"
-libtool="$PT_BUILDDIR/libtool"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 
 so="$PT_BUILDDIR/.libs/libperftramp.so"
@@ -53,22 +49,9 @@ if [ -f "$so" ] && command -v nm >/dev/null 2>&1; then
     done
 fi
 
-# LeakSanitizer cannot run under ptrace (sanitizer builds)
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export ASAN_OPTIONS
-
-gdb_run() { # gdb commands... -- program arguments
-    set -- -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' "$@"
-    "$libtool" --mode=execute gdb "$@" 2>&1
-}
-# bt frame lines -> "N name" (names only)
-frame_names() {
-    sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p'
-}
-
 fail=0 gdb_fail=0 hidden_fail=0
 run() {
-    out=$(gdb_run -ex 'break gdb_target' -ex run -ex bt -ex continue --args "$prog" "$@")
+    out=$(gdb_batch -ex 'break gdb_target' -ex run -ex bt -ex continue --args "$prog" "$@")
     frames=$(printf '%s\n' "$out" | frame_names)
     want="0 gdb_target
 1 py::chosen
@@ -106,7 +89,7 @@ stepi_check() {
     i=0
     while [ $i -lt 80 ]; do steps="$steps -ex stepi -ex bt"; i=$((i + 1)); done
     # shellcheck disable=SC2086
-    gdb_run -ex "break $brk" -ex run $steps --args "$prog" "$@" | awk -v name="$name" -v callers="$callers" '
+    gdb_batch -ex "break $brk" -ex run $steps --args "$prog" "$@" | awk -v name="$name" -v callers="$callers" '
         function check(   i) {
             for (i = 1; i <= nc; i++)
                 if (line[i] !~ (" in " want[i] " \\(")) { bad++; if (badpc == "") badpc = line[0] " / " line[i]; return }
@@ -141,7 +124,7 @@ hidden_want="0 gdb_target
 # gdb's frame log on.  Sets hb_frames (names), hb_unwinders
 # ("py::chosen=dwarf2 py::outer=dwarf2"), hb_out (everything).
 hidden_bt() {
-    hb_out=$(gdb_run -ex 'break gdb_target' -ex run -ex bt -ex 'set debug frame on' \
+    hb_out=$(gdb_batch -ex 'break gdb_target' -ex run -ex bt -ex 'set debug frame on' \
         -ex 'frame 1' -ex 'frame 2' -ex 'frame 3' -ex 'frame 4' -ex 'frame 5' -ex 'frame 6' \
         -ex 'set debug frame off' -ex continue --args "$prog" hidden "$@")
     # the bt only: it ends where the frame numbers stop increasing

@@ -34,18 +34,12 @@ if [ $rc -ne 0 ]; then
     echo "PROOF: gdb.foreign-jit failed in-process: $(echo "$out" | grep FAIL | head -1)"
     exit 1
 fi
-if ! command -v gdb >/dev/null 2>&1; then
-    echo "SKIP: gdb is not installed"
-    echo "PROOF: gdb.foreign-jit not-run gdb missing"
-    exit 77
-fi
-# LeakSanitizer cannot run under ptrace (sanitizer builds)
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export ASAN_OPTIONS
-out=$(gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
-    -ex 'set breakpoint pending on' -ex 'break foreign_jit_answer' -ex run -ex bt -ex continue \
-    --args "$prog" 2>&1)
-frames=$(printf '%s\n' "$out" | sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p')
+# shellcheck source=tests/gdb_lib.sh
+. "$PT_SRCDIR/tests/gdb_lib.sh"
+gdb_need gdb.foreign-jit
+out=$(gdb_batch -ex 'set breakpoint pending on' -ex 'break foreign_jit_answer' -ex run -ex bt -ex continue \
+    --args "$prog")
+frames=$(printf '%s\n' "$out" | frame_names)
 want="0 foreign_jit_answer
 1 pt_calls_foreign
 2 main"
@@ -79,10 +73,9 @@ if [ -f "$ar" ]; then
         exit 1
     fi
     soff=$(nm "$work/static" | awk '$3 == "__jit_debug_descriptor" && $2 == "d" {print $1}')
-    sout=$(PT_JIT_DESCRIPTOR_OFFSET=$soff gdb -nx -batch -ex 'set debuginfod enabled off' \
-        -ex 'set pagination off' -ex 'set breakpoint pending on' -ex 'break foreign_jit_answer' -ex run -ex bt \
-        -ex continue --args "$work/static" 2>&1)
-    sframes=$(printf '%s\n' "$sout" | sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p' | head -2)
+    sout=$(PT_JIT_DESCRIPTOR_OFFSET=$soff gdb_batch -ex 'set breakpoint pending on' -ex 'break foreign_jit_answer' \
+        -ex run -ex bt -ex continue --args "$work/static")
+    sframes=$(printf '%s\n' "$sout" | frame_names | head -2)
     if printf '%s\n' "$sout" | grep -q '^ok: host list' && [ "$sframes" = "0 foreign_jit_answer
 1 ??" ]; then
         static_note="static link: links, lists apart, gdb shows the host's JIT only (docs/unwinding.md)"

@@ -25,17 +25,11 @@ proofs() {
     echo "PROOF: gdb.fresh-trampoline $fresh $why_fresh"
     echo "PROOF: gdb.attach $attach $why_attach"
 }
-if ! command -v gdb >/dev/null 2>&1; then
-    why_fresh="gdb is not installed" why_attach="gdb is not installed"
-    proofs
-    echo "SKIP: gdb is not installed"
-    exit 77
-fi
+# shellcheck source=tests/gdb_lib.sh
+. "${PT_SRCDIR:-.}/tests/gdb_lib.sh"
+gdb_need gdb.fresh-trampoline gdb.attach
 prog="$PT_BUILDDIR/tests/gdb_bt_prog"
-libtool="$PT_BUILDDIR/libtool"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # LeakSanitizer cannot run under ptrace
-export ASAN_OPTIONS
 n=3000
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-gdbfresh-XXXXXX") || exit 1
 pid=
@@ -45,12 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-gdb_run() {
-    "$libtool" --mode=execute gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' "$@" 2>&1
-}
-frame_names() {
-    sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p'
-}
 want="0 gdb_target
 1 py::chosen
 2 gdb_caller
@@ -58,7 +46,7 @@ want="0 gdb_target
 fail=0
 
 # ---- 1. made under gdb, called at once --------------------------------
-gdb_run -ex 'set debug jit on' -ex 'break gdb_target' -ex run -ex 'set debug jit off' -ex bt -ex continue \
+gdb_batch -ex 'set debug jit on' -ex 'break gdb_target' -ex run -ex 'set debug jit off' -ex bt -ex continue \
     --args "$prog" "$n" >"$tmp/run"
 frames=$(frame_names <"$tmp/run" | awk 'NR > 1 && $1 + 0 <= prev { exit } { print; prev = $1 + 0 }')
 reads=$(grep -c 'jit_register_code: symfile_addr' "$tmp/run")
@@ -92,7 +80,7 @@ if ! grep -q '^ready' "$tmp/out"; then
     echo "FAIL: attach: the program did not get ready: $(head -n 1 "$tmp/out")"
     fail=1 attach=failed why_attach="program not ready"
 else
-    gdb_run -p "$pid" -ex bt -ex 'set var gdb_go = 1' -ex detach >"$tmp/attach"
+    gdb_batch -p "$pid" -ex bt -ex 'set var gdb_go = 1' -ex detach >"$tmp/attach"
     wait "$pid"
     rc=$?
     pid=

@@ -13,9 +13,9 @@ set -u
 : "${PT_BUILDDIR:=.}"
 proof="not-run" why=""
 proofs() { echo "PROOF: publish.gdb $proof $why"; }
-if ! command -v gdb >/dev/null 2>&1; then
-    why="gdb is not installed"; proofs; echo "SKIP: $why"; exit 77
-fi
+# shellcheck source=tests/gdb_lib.sh
+. "${PT_SRCDIR:-.}/tests/gdb_lib.sh"
+gdb_need publish.gdb
 prog="$PT_BUILDDIR/tests/gdb_publish_prog"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 if "$prog" live >/dev/null 2>&1; then rc=0; else rc=$?; fi
@@ -24,13 +24,9 @@ if [ "$rc" -eq 77 ]; then
     proofs; echo "SKIP: $why"; exit 77
 fi
 [ "$rc" -eq 0 ] || { echo "FAIL: $prog live exits $rc outside gdb"; exit 1; }
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export ASAN_OPTIONS
 
 frames() { # mode -> "N name" per frame of bt
-    "$PT_BUILDDIR/libtool" --mode=execute gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'set pagination off' \
-        -ex 'break gdb_pub_target' -ex run -ex bt -ex continue --args "$prog" "$1" 2>&1 |
-        sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p' | tr '\n' ' '
+    gdb_batch -ex 'break gdb_pub_target' -ex run -ex bt -ex continue --args "$prog" "$1" | frame_names | tr '\n' ' '
 }
 want="0 gdb_pub_target 1 jit::frameless 2 main "
 fail=0
