@@ -18,7 +18,8 @@
  *           once) in a tight loop with garbage in %rbp: many samples land
  *           on the trampoline's own instructions, including the entry and
  *           the `ret` where its frame is not (or no longer) set up.
- * (hidden and edges exist on x86-64 only: elsewhere they exit 77.)
+ * (hidden and edges need tests/hidden_rbp.S, x86-64, or tests/guest/hidden_fp.S,
+ * the other architectures' emulated machines: without either they exit 77.)
  *
  * py::never is wrapped but never called: its name must never show up.
  * Output elf (PERFTRAMP_ELF, tests/elf_perf.sh): the trampolines live in
@@ -53,8 +54,9 @@ struct frame {
 _Static_assert(offsetof(struct frame, spins) == 0, "pt_hidden_spin(const long *) reads frame->spins");
 
 long pt_eval(const struct frame *f);
-#if defined(__x86_64__)
-/* tests/hidden_rbp.S */
+#if defined(__x86_64__) || defined(PT_HIDDEN_FP)
+/* tests/hidden_rbp.S; for the other architectures tests/guest/hidden_fp.S,
+ * linked by tests/guest/perf_guest.sh, which defines PT_HIDDEN_FP */
 long pt_hidden_spin(const long *spins);
 long pt_hidden_loop(long (*fn)(long), long arg, long n);
 long pt_return_arg(long x);
