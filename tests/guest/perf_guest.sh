@@ -84,7 +84,7 @@ libs="-L$ffilib -lffi -ldl -Wl,--eh-frame-hdr"
 if ! { (cd "$b/obj" && $cc $flags -c "$src"/src/*/*.c) &&
        $cc $flags -o "$b/perftramp" "$src"/tools/*.c "$b"/obj/*.o $libs &&
        $cc $flags -o "$b/tiny" "$src"/examples/tiny/*.c "$b"/obj/*.o $libs &&
-       $cc $flags -o "$b/fp_control" "$src/tests/guest/fp_control.c" &&
+       $cc $flags -o "$b/fp_control" "$src/tests/guest/fp_control.c" -Wl,--eh-frame-hdr &&
        $cc $flags -DPT_HIDDEN_FP -o "$b/perf_workload" "$src/tests/perf_workload.c" \
            "$src/tests/guest/hidden_fp.S" "$b"/obj/*.o $libs; } > "$b/build.log" 2>&1; then
     echo "FAIL: cross build for $arch ($cc)"

@@ -83,6 +83,7 @@ fp_ok=1
 if group fp; then
     perf record -q -e cpu-clock -F 1000 --call-graph fp -o ctl.data -- bin/fp_control "$SECS" > ctl.err 2>&1
     perf script -i ctl.data -F ip,sym,symoff,dso > ctl.script 2> /dev/null
+    tail -n 300 ctl.script | sed "1,/^$/d" > out/ctl.script
     set -- $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk ctl.script)
     # the samples' own pcs, apart from their chains
     at=$(perf script -i ctl.data -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
@@ -125,7 +126,29 @@ fi
 # 2. jitdump, -k 1, dwarf, perf inject --jit; then garbage in the frame
 #    pointer: samples on the trampoline's own first instruction
 t=$(date +%s)
-jit_ok=1
+# The DWARF control: the same plain C chain under --call-graph dwarf.  If
+# perf's DWARF unwinder cannot walk even that, the dwarf rows do not apply.
+jit_ok=1 dwarf_ok=1
+if group jitdump || group elf; then
+    perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o dctl.data -- bin/fp_control "$SECS" > dctl.err 2>&1
+    perf script -i dctl.data -F ip,sym,symoff,dso > dctl.script 2> /dev/null
+    tail -n 300 dctl.script | sed "1,/^$/d" > out/dctl.script
+    set -- $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk dctl.script)
+    at=$(perf script -i dctl.data -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
+    dctl="control (plain C, no perftramp) under --call-graph dwarf: $at samples in ctl_spin by their pc, $(pct "$2" "$1") with it as the leaf of a complete chain"
+    echo "# dwarf $dctl"
+    if [ "$at" -lt "$MIN" ]; then
+        for id in perf-jitdump-dwarf perf-jitdump-fdes perf-elf perf-elf-fdes perf-elf-attach; do
+            proof $id failed "the dwarf $dctl (need >= $MIN)"
+        done
+        jit_ok=0 dwarf_ok=0
+    elif [ "$2" -eq 0 ]; then
+        for id in perf-jitdump-dwarf perf-jitdump-fdes perf-elf perf-elf-fdes perf-elf-attach; do
+            na $id "perf's DWARF unwinder walks no frame past the sampled pc on this machine: $dctl"
+        done
+        jit_ok=0 dwarf_ok=0
+    fi
+fi
 group jitdump && for mode in eval edges; do
     name=jit-$mode
     if record "$name" jitdump "$mode" dwarf -k 1; then
@@ -162,18 +185,21 @@ group jitdump && echo "# jitdump + dwarf: $(($(date +%s) - t)) s"
 #    pointer; attached later with -p
 group elf || { group gdb || exit 0; }
 t=$(date +%s)
-if ! group elf; then :
+if ! group elf || [ $dwarf_ok = 0 ]; then :
 elif record elf elf eval dwarf; then script elf; judge perf-elf elf pt_eval "$WANT"
 else proof perf-elf failed "perf record failed"; fi
-if ! group elf; then :
+if ! group elf || [ $dwarf_ok = 0 ]; then :
 elif record elf-edges elf edges dwarf; then script elf-edges; judge perf-elf-fdes elf-edges py::leaf "$EDGE_WANT" "$edges"
 else proof perf-elf-fdes failed "perf record failed"; fi
-if group elf; then
+if group elf && [ $dwarf_ok = 1 ]; then
     mkdir -p /tmp/attach.elf
-    PERFTRAMP_ELF_DIR=/tmp/attach.elf bin/perf_workload elf $((SECS * 3)) eval > attach.out 2>&1 &
+    PERFTRAMP_ELF_DIR=/tmp/attach.elf bin/perf_workload elf $((SECS * 5)) eval > attach.out 2>&1 &
     wpid=$!
-    sleep 1
-    perf record -q -e cpu-clock -F 1000 --call-graph dwarf -p "$wpid" -o attach.data -- sleep 2 > attach.err 2>&1
+    # attach once the trampolines exist (the workload prints its pid then)
+    i=0
+    while ! grep -q '^pid ' attach.out && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+    perf record -q -e cpu-clock -F 1000 --call-graph dwarf -p "$wpid" -o attach.data -- sleep 2 > attach.err 2>&1 ||
+        { echo "# perf record -p: exit $?"; sed 's/^/#   /' attach.err | tail -n 5; }
     wait "$wpid"
     script attach
     judge perf-elf-attach attach pt_eval "$WANT"
