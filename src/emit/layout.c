@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Emit layer: a table laid out as a trampoline template (instruction
+ * offsets, data words, fixups resolved; relocations per trampoline). */
 #include "emit/layout.h"
 
 #include "emit/bytebuf.h"

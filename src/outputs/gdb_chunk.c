@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Outputs layer, PERFTRAMP_GDB: the in-memory ELF of one chunk of slots,
+ * built once with room for every slot and patched per wrap. */
 #include "config.h"
 
 #include "outputs/gdb_chunk.h"
