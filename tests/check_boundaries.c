@@ -413,8 +413,14 @@ int main(void)
            "caller's RA, CFA, callee-saved registers as in a direct call, reloaded save slots poisoned; the control "
            "without PERFTRAMP_UNWIND fails\n",
            failed ? "failed" : "proven");
+    const struct pt_arch *near = pt_arch_variant_of(pt_arch_host(), "near");
+    if (!near) { /* a host table without a direct-call variant (tests/arch/port_drill.sh's copy) */
+        printf("PROOF: arch.x86_64_near.every-boundary not-run the host table %s has no near variant\n",
+               pt_arch_host()->name);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    }
     int near_failed = pt_check_run(near_suite());
-    size_t nb = pt_arch_variant_of(pt_arch_host(), "near")->n_insns + 1;
+    size_t nb = near->n_insns + 1;
     if (near_failed)
         printf("PROOF: arch.x86_64_near.every-boundary failed the direct-call table's single step (see above)\n");
     else

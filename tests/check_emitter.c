@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,7 +214,11 @@ static struct pt_arch synthetic_arch(const struct pt_insn *insns, size_t n, int 
 {
     return (struct pt_arch){
         .name = "synthetic",
+        .clang_target = "synthetic-linux-gnu",
+        .elf_machine = 62,
+        .dwarf_regs = 17,
         .big_endian = (uint8_t)big_endian,
+        .icache = PT_ICACHE_COHERENT,
         .code_align = 16,
         .cie_code_align = 1,
         .cie_data_align = -8,
@@ -221,6 +226,11 @@ static struct pt_arch synthetic_arch(const struct pt_insn *insns, size_t n, int 
         .cie_initial = {CFA(SP, 8), SAVED(RA, -8)},
         .insns = insns,
         .n_insns = n,
+        .trap_len = 1,
+        .trap = {0xcc},
+        .reg_names = (const char *const[]){"r0"},
+        .n_reg_names = 1,
+        .nops = {{PT_BYTES(0x90)}},
     };
 }
 
@@ -432,6 +442,44 @@ START_TEST(layout_rejects_bad_tables)
 }
 END_TEST
 
+/* Every table of the lists is complete, and a table that lacks any one
+ * required field of struct pt_arch is refused when it is laid out (what
+ * perftramp_open does first), not later: docs/porting.md's promise. */
+START_TEST(tables_lack_no_field)
+{
+    for (size_t i = 0; i < pt_arch_count + pt_arch_variant_count; i++) {
+        const struct pt_arch *a = i < pt_arch_count ? pt_arch_list[i] : pt_arch_variants[i - pt_arch_count].arch;
+        const char *why = NULL;
+        ck_assert_msg(pt_arch_check(a, &why) == 0, "%s: %s", a->name, why);
+    }
+    const struct pt_arch *h = pt_arch_list[0];
+    for (int f = 0; f < 13; f++) {
+        struct pt_arch a = *h;
+        switch (f) {
+        case 0: a.name = NULL; break;
+        case 1: a.clang_target = NULL; break;
+        case 2: a.elf_machine = 0; break;
+        case 3: a.dwarf_regs = 0; break;
+        case 4: a.icache = PT_ICACHE_UNSET; break;
+        case 5: a.code_align = 0; break;
+        case 6: a.cie_code_align = 0; break;
+        case 7: a.cie_data_align = 0; break;
+        case 8: a.cie_initial[0] = (struct pt_cfi){0}; break;
+        case 9: a.trap_len = 0; break;
+        case 10: a.reg_names = NULL; a.n_reg_names = 0; break;
+        case 11: memset(a.nops, 0, sizeof a.nops); a.x86_nop_forms = 0; break;
+        case 12: a.dwarf_regs = a.ra_column; break; /* too few for its own rules */
+        }
+        struct pt_layout l;
+        const char *why = NULL;
+        ck_assert_msg(pt_layout_build(&l, &a, &why) == -1 && why, "field %d: a table without it was laid out", f);
+        ck_assert_int_eq(errno, EINVAL);
+    }
+    for (unsigned k = PT_FIX_NONE; k < PT_FIXUP_KINDS; k++)
+        ck_assert_str_ne(pt_fixup_name(k), "unknown");
+}
+END_TEST
+
 static Suite *emitter_suite(void)
 {
     Suite *s = suite_create("emitter");
@@ -447,6 +495,7 @@ static Suite *emitter_suite(void)
     tcase_add_test(t, decode_large_advances);
     tcase_add_test(t, padding_from_offset);
     tcase_add_test(t, layout_rejects_bad_tables);
+    tcase_add_test(t, tables_lack_no_field);
     suite_add_tcase(s, t);
     t = tcase_create("eh_frame");
     tcase_add_test(t, hdr_table_sorted);

@@ -41,19 +41,6 @@ struct emitted {
     uint64_t hdr_pc, hdr_fde;
 };
 
-static const char *fixup_name(uint8_t kind)
-{
-    switch (kind) {
-    case PT_FIX_X86_PCREL32: return "x86 pcrel32";
-    case PT_FIX_A64_LDR_LIT19: return "aarch64 ldr literal imm19";
-    case PT_FIX_RV_PCREL_HI20: return "riscv auipc hi20";
-    case PT_FIX_RV_PCREL_LO12: return "riscv lo12";
-    case PT_FIX_PPC_DS16: return "ppc DS-form 16";
-    case PT_FIX_S390_RIL32: return "s390 RIL 32";
-    default: return "unknown";
-    }
-}
-
 static const char *word_name(int w)
 {
     return w == PT_WORD_TARGET ? "target" : w == PT_WORD_TAG ? "tag" : "?";
@@ -184,7 +171,7 @@ static void print_insns(FILE *out, const struct emitted *e)
             snprintf(hex + 3 * k, 4, "%02x ", e->l.bytes[e->l.insn_off[i] + k]);
         fprintf(out, "  0x%04zx  %-24s %s", e->l.insn_off[i], hex, in->text ? in->text : "?");
         if (in->fixup != PT_FIX_NONE)
-            fprintf(out, "    [%s -> %s at 0x%zx]", fixup_name(in->fixup), word_name(in->fixup_word),
+            fprintf(out, "    [%s -> %s at 0x%zx]", pt_fixup_name(in->fixup), word_name(in->fixup_word),
                     e->l.word_off[in->fixup_word]);
         fputc('\n', out);
     }
@@ -434,7 +421,7 @@ int cli_arch_main(int argc, char **argv)
     printf("%s: ELF machine %u, %s-endian, clang --target=%s\n", a->name, a->elf_machine,
            a->big_endian ? "big" : "little", a->clang_target ? a->clang_target : "?");
     printf("trampoline: %zu bytes of instructions, %zu bytes with data words, start aligned to %u%s\n",
-           e->l.code_len, e->l.size, a->code_align, a->needs_icache_flush ? ", icache flush needed" : "");
+           e->l.code_len, e->l.size, a->code_align, a->icache == PT_ICACHE_FLUSH ? ", icache flush needed" : "");
     printf("CIE: code_align %u, data_align %d, return address column %u (%s)\n", a->cie_code_align,
            a->cie_data_align, a->ra_column, cli_reg_name(a, a->ra_column, rb));
     print_insns(stdout, e);

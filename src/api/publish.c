@@ -22,30 +22,6 @@
 _Static_assert(PT_SIZED_NO_TAIL(struct perftramp_code, reserved), "struct perftramp_code must end with its last field");
 static const size_t pt_code_size_0_2 = PT_SIZED_END(struct perftramp_code, reserved);
 
-/* One past the highest DWARF register number each ABI defines:
- *   x86_64  0-16 GPRs+RA, 17-32 xmm, 33-40 st, 41-48 mm, 49 rflags,
- *           50-55 segment, 58-62 fs.base..ldtr, 64-65 mxcsr/fcw...,
- *           67-82 xmm16+ (System V AMD64 psABI, "DWARF Register Number
- *           Mapping")
- *   aarch64 0-30 x, 31 sp, 32 pc, 33 ELR_mode, 34 RA_SIGN_STATE, 46 VG,
- *           48-63 p, 64-95 v (DWARF for the Arm 64-bit Architecture)
- *   riscv64 0-31 x, 32-63 f, 96-127 v (RISC-V ELF psABI, "DWARF")
- *   ppc64le 0-31 r, 32-63 f, 65 lr, 66 ctr, 68-75 cr, 76 xer,
- *           77-108 vr, 109 vrsave, 110-113 vscr/... (64-bit ELF V2 ABI, "DWARF Register Number Mapping")
- *   s390x   0-15 r, 16-31 f, 32-47 cr, 48-63 a, 64-65 psw
- *           (s390x ELF ABI, "DWARF Register Number Mapping") */
-static unsigned dwarf_regs(const struct pt_arch *a)
-{
-    static const struct {
-        const char *name;
-        unsigned n;
-    } limits[] = {{"x86_64", 83}, {"aarch64", 96}, {"riscv64", 128}, {"ppc64le", 114}, {"s390x", 66}};
-    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++)
-        if (strcmp(limits[k].name, a->name) == 0)
-            return limits[k].n;
-    return 0;
-}
-
 /* The user's rows as the library's own; -1 with errno EINVAL. */
 static int convert_rows(const struct pt_arch *a, const struct perftramp_code *c, struct pt_cfi_row *out)
 {
@@ -55,7 +31,7 @@ static int convert_rows(const struct pt_arch *a, const struct perftramp_code *c,
         [PERFTRAMP_CFI_RESTORE] = PT_CFI_RESTORE,       [PERFTRAMP_CFI_SAME_VALUE] = PT_CFI_SAME_VALUE,
         [PERFTRAMP_CFI_UNDEFINED] = PT_CFI_UNDEFINED,
     };
-    unsigned nregs = dwarf_regs(a);
+    unsigned nregs = a->dwarf_regs; /* the table's: never 0 (pt_arch_check) */
     uint32_t prev = 0;
     for (size_t i = 0; i < c->n_cfi; i++) {
         const struct perftramp_cfi *r = &c->cfi[i];

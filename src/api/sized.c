@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* API layer: reading a caller's struct of an older or newer size (the
+ * options and published code), so the ABI can grow (docs/abi.md). */
 #include "api/sized.h"
 
 #include <errno.h>

@@ -38,8 +38,9 @@ const struct pt_arch pt_arch_aarch64 = {
     .name = "aarch64",
     .clang_target = "aarch64-linux-gnu",
     .elf_machine = EM_AARCH64,
+    .dwarf_regs = 96, /* 0-30 x, 31 sp, 32 pc, 33 ELR_mode, 34 RA_SIGN_STATE, 46 VG, 48-63 p, 64-95 v (aadwarf64) */
     .big_endian = 0,
-    .needs_icache_flush = 1, /* Arm ARM B2.4.4: instruction fetch is not coherent with data writes */
+    .icache = PT_ICACHE_FLUSH, /* Arm ARM B2.4.4: instruction fetch is not coherent with data writes */
     .code_align = 16,
     .cie_code_align = 4, /* as gas: every instruction is 4 bytes */
     .cie_data_align = -8,
@@ -51,4 +52,5 @@ const struct pt_arch pt_arch_aarch64 = {
     .trap = {0x00, 0x00, 0x00, 0x00}, /* udf #0: permanently undefined (SIGILL) */
     .reg_names = aarch64_regs,
     .n_reg_names = sizeof aarch64_regs / sizeof aarch64_regs[0],
+    .nops = {{PT_LE32(0xd503201f)}}, /* nop (Arm ARM C6.2) */
 };

@@ -63,8 +63,10 @@ const struct pt_arch pt_arch_ppc64le = {
     .name = "ppc64le",
     .clang_target = "powerpc64le-linux-gnu",
     .elf_machine = EM_PPC64,
+    .elf_flags = 2, /* ELFv2 ABI */
+    .dwarf_regs = 114, /* 0-31 r, 32-63 f, 65 lr, 66 ctr, 68-75 cr, 76 xer, 77-108 vr, 109 vrsave, 110-113 vscr/... (ELFv2) */
     .big_endian = 0,
-    .needs_icache_flush = 1, /* separate, non-coherent instruction cache */
+    .icache = PT_ICACHE_FLUSH, /* separate, non-coherent instruction cache */
     .code_align = 16,        /* instructions need 4, the literal 8 */
     .cie_code_align = 4,
     .cie_data_align = -8,
@@ -76,4 +78,5 @@ const struct pt_arch pt_arch_ppc64le = {
     .trap = {0x08, 0x00, 0xe0, 0x7f}, /* trap (tw 31,0,0 = 0x7fe00008) */
     .reg_names = ppc64le_regs,
     .n_reg_names = sizeof ppc64le_regs / sizeof ppc64le_regs[0],
+    .nops = {{PT_LE32(0x60000000)}}, /* ori 0,0,0 (Power ISA 3.0, 3.3.13) */
 };

@@ -46,8 +46,10 @@ const struct pt_arch pt_arch_riscv64 = {
     .name = "riscv64",
     .clang_target = "riscv64-linux-gnu",
     .elf_machine = EM_RISCV,
+    .elf_flags = 0x5, /* EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE (lp64d) */
+    .dwarf_regs = 128, /* 0-31 x, 32-63 f, 96-127 v (psABI, "DWARF") */
     .big_endian = 0,
-    .needs_icache_flush = 1, /* fence.i / riscv_flush_icache: fetch is not coherent */
+    .icache = PT_ICACHE_FLUSH, /* fence.i / riscv_flush_icache: fetch is not coherent */
     .code_align = 16,
     .cie_code_align = 1, /* as gas and clang (RVC makes 2-byte steps possible) */
     .cie_data_align = -8,
@@ -59,4 +61,5 @@ const struct pt_arch pt_arch_riscv64 = {
     .trap = {0x73, 0x10, 0x00, 0xc0}, /* unimp */
     .reg_names = riscv64_regs,
     .n_reg_names = sizeof riscv64_regs / sizeof riscv64_regs[0],
+    .nops = {{PT_LE32(0x00000013)}, {PT_LE16(0x0001)}}, /* addi x0,x0,0; c.nop (unprivileged ISA 2.4, 16.5) */
 };

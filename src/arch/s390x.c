@@ -43,8 +43,9 @@ const struct pt_arch pt_arch_s390x = {
     .name = "s390x",
     .clang_target = "s390x-linux-gnu",
     .elf_machine = EM_S390,
+    .dwarf_regs = 66, /* 0-15 r, 16-31 f, 32-47 cr, 48-63 a, 64-65 psw (ELF ABI, "DWARF Register Number Mapping") */
     .big_endian = 1,
-    .needs_icache_flush = 1, /* __builtin___clear_cache: a no-op on s390x */
+    .icache = PT_ICACHE_FLUSH, /* prefetched code may survive stores through the other view: serialize */
     .code_align = 8,         /* LGRL's operand must be doubleword aligned */
     .cie_code_align = 1,
     .cie_data_align = -8,
@@ -56,4 +57,5 @@ const struct pt_arch pt_arch_s390x = {
     .trap = {0x00, 0x00}, /* opcode 00 is unassigned: operation exception */
     .reg_names = s390x_regs,
     .n_reg_names = sizeof s390x_regs / sizeof s390x_regs[0],
+    .nops = {{PT_BE32(0x47000000)}, {PT_BE16(0x0700)}}, /* nop (bc 0,0); nopr (bcr 0,0) (PoO, 7) */
 };

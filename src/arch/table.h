@@ -63,6 +63,9 @@ enum pt_fixup_kind {
     PT_RELOC_X86_REL32,   /* le32 at byte `at` = value - end of this insn (call/jmp rel32: +-2 GiB) */
 };
 #define PT_FIXUP_IS_RELOC(kind) ((kind) >= PT_RELOC_X86_REL32)
+#define PT_FIXUP_KINDS (PT_RELOC_X86_REL32 + 1)
+/* "x86 pcrel32", ...: for tools (src/arch/fixup_names.c); "unknown" past the list. */
+const char *pt_fixup_name(unsigned kind);
 
 enum pt_data_word {
     PT_WORD_TARGET = 0, /* the target address, written per trampoline */
@@ -90,6 +93,7 @@ struct pt_insn {
 #define PT_LE32(w) PT_BYTES((uint8_t)(w), (uint8_t)((w) >> 8), (uint8_t)((w) >> 16), (uint8_t)((w) >> 24))
 #define PT_BE32(w) PT_BYTES((uint8_t)((w) >> 24), (uint8_t)((w) >> 16), (uint8_t)((w) >> 8), (uint8_t)(w))
 #define PT_BE16(h) PT_BYTES((uint8_t)((h) >> 8), (uint8_t)(h))
+#define PT_LE16(h) PT_BYTES((uint8_t)(h), (uint8_t)((h) >> 8))
 #define PT_BE48(w) PT_BYTES((uint8_t)((w) >> 40), (uint8_t)((w) >> 32), (uint8_t)((w) >> 24), \
                             (uint8_t)((w) >> 16), (uint8_t)((w) >> 8), (uint8_t)(w))
 #define PT_FIX(kind, word) .fixup = (kind), .fixup_word = (word)
@@ -104,12 +108,34 @@ struct pt_insn {
 #define NEGATE_RA_STATE     {PT_CFI_NEGATE_RA_STATE, 0, 0}
 #define PT_CFI(...)         .cfi = {__VA_ARGS__}
 
+/* Whether written code must be flushed from the caches before it runs
+ * (src/mem/icache.c holds the host's sequence). */
+enum pt_icache {
+    PT_ICACHE_UNSET = 0,  /* refused by pt_arch_check */
+    PT_ICACHE_COHERENT,   /* instruction fetch sees data stores */
+    PT_ICACHE_FLUSH,      /* it does not: pt_icache_flush after every write */
+};
+
+/* One instruction that does nothing, as compilers and JITs pad code with. */
+struct pt_nop {
+    uint8_t len;
+    uint8_t bytes[PT_INSN_MAX_BYTES]; /* in code byte order: PT_LE32(...) */
+};
+#define PT_MAX_NOPS 3
+
+/* Every field is required unless it says "optional": pt_arch_check()
+ * (src/arch/arch_check.c) refuses a table that lacks one, and
+ * pt_layout_build() runs it, so perftramp_open fails (EINVAL) on such a
+ * host table and tests/check_emitter fails for any table in the lists. */
 struct pt_arch {
     const char *name;         /* "x86_64", "aarch64", ... */
     const char *clang_target; /* triple for clang --target and cross tools */
-    uint16_t elf_machine;     /* EM_* */
+    uint16_t elf_machine;     /* EM_*: ELF images' e_machine, jitdump's elf_mach */
+    uint32_t elf_flags;       /* e_flags of the ELF images (optional: 0 where the ABI has none) */
+    uint16_t dwarf_regs;      /* one past the highest DWARF register number the ABI defines:
+                               * perftramp_publish refuses rows naming a register at or past it */
     uint8_t big_endian;       /* byte order of code, data words and DWARF */
-    uint8_t needs_icache_flush;
+    uint8_t icache;           /* enum pt_icache: no default, a forgotten flush is silent under qemu */
     uint16_t code_align;      /* start alignment of every trampoline (bytes) */
 
     /* CIE parameters */
@@ -129,7 +155,19 @@ struct pt_arch {
      * number; NULL where unused.  Only for display. */
     const char *const *reg_names;
     size_t n_reg_names;
+
+    /* Padding a compiler or JIT leaves after code: the jitdump reader
+     * accepts it uncovered by any FDE (src/read/jitdump_rows.c).  The nops
+     * are tried in order, longest first; x86_nop_forms: the variable-length
+     * x86 family too (prefixes 66/2e, 90, cc, 0f 1f /0), which the reader
+     * decodes.  At least one of the two. */
+    struct pt_nop nops[PT_MAX_NOPS];
+    uint8_t x86_nop_forms;
 };
+
+/* 0, or -1 with errno EINVAL and the missing or inconsistent field in
+ * `why` (src/arch/arch_check.c). */
+int pt_arch_check(const struct pt_arch *a, const char **why);
 
 /* The list of built-in tables (src/arch/arch_list.c). */
 extern const struct pt_arch *const pt_arch_list[];

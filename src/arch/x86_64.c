@@ -32,8 +32,9 @@ const struct pt_arch pt_arch_x86_64 = {
     .name = "x86_64",
     .clang_target = "x86_64-linux-gnu",
     .elf_machine = EM_X86_64,
+    .dwarf_regs = 83, /* 0-16 GPRs+RA, 17-32 xmm, ..., 67-82 xmm16+ (psABI, "DWARF Register Number Mapping") */
     .big_endian = 0,
-    .needs_icache_flush = 0, /* coherent instruction cache */
+    .icache = PT_ICACHE_COHERENT, /* instruction fetch snoops stores */
     .code_align = 16,
     .cie_code_align = 1,
     .cie_data_align = -8,
@@ -45,4 +46,5 @@ const struct pt_arch pt_arch_x86_64 = {
     .trap = {0x0f, 0x0b}, /* ud2 */
     .reg_names = x86_64_regs,
     .n_reg_names = sizeof x86_64_regs / sizeof x86_64_regs[0],
+    .x86_nop_forms = 1, /* 90, cc, 0f 1f /0 with 66/2e prefixes (Intel SDM vol. 2, NOP) */
 };

@@ -40,8 +40,9 @@ const struct pt_arch pt_arch_x86_64_near = {
     .name = "x86_64_near",
     .clang_target = "x86_64-linux-gnu",
     .elf_machine = EM_X86_64,
+    .dwarf_regs = 83, /* as x86_64.c */
     .big_endian = 0,
-    .needs_icache_flush = 0,
+    .icache = PT_ICACHE_COHERENT,
     .code_align = 16,
     .cie_code_align = 1,
     .cie_data_align = -8,
@@ -53,4 +54,5 @@ const struct pt_arch pt_arch_x86_64_near = {
     .trap = {0x0f, 0x0b}, /* ud2 */
     .reg_names = x86_64_near_regs,
     .n_reg_names = sizeof x86_64_near_regs / sizeof x86_64_near_regs[0],
+    .x86_nop_forms = 1,
 };

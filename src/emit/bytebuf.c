@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Emit layer: a growable or fixed byte buffer in either byte order, with
+ * the LEB128 and DWARF pointer writers the emitters share. */
 #include "emit/bytebuf.h"
 
 #include <stdlib.h>

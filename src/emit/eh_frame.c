@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Emit layer: .eh_frame and .eh_frame_hdr from a laid-out table or from
+ * CFI rows (CIE, FDE programs, the jitdump unwinding blob). */
 #include "emit/eh_frame.h"
 
 #include <errno.h>

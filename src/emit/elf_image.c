@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Emit layer: small ELF64 images written in memory (the gdb JIT entries,
+ * `perftramp arch --raw`), and the ELF header and section header writers. */
 #include "emit/elf_image.h"
 
 #include "emit/bytebuf.h"

@@ -33,8 +33,6 @@ enum {
     SHF_ALLOC = 2,
     SHF_EXECINSTR = 4,
     NT_GNU_BUILD_ID = 3,
-    EM_PPC64 = 21,
-    EM_RISCV = 243,
 };
 
 /* Section names, in section header order after the null one. */
@@ -125,22 +123,13 @@ static void phdr(struct pt_buf *b, uint32_t type, uint32_t flags, uint64_t off, 
     pt_buf_u64(b, align);
 }
 
-static uint32_t e_flags(uint16_t machine)
-{
-    if (machine == EM_PPC64)
-        return 2; /* ELFv2 ABI (ppc64le) */
-    if (machine == EM_RISCV)
-        return 0x5; /* EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE (lp64d) */
-    return 0;
-}
-
 void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct pt_arch *arch,
                     const uint8_t build_id[PT_ELF_BUILD_ID_SIZE])
 {
     struct pt_buf b;
     memset(out, 0, p->text_off);
     pt_buf_init_fixed(&b, out, p->text_off, arch->big_endian);
-    pt_elf_ehdr64(&b, arch->big_endian, ET_DYN, arch->elf_machine, e_flags(arch->elf_machine), EHDR_SIZE, N_PHDRS,
+    pt_elf_ehdr64(&b, arch->big_endian, ET_DYN, arch->elf_machine, arch->elf_flags, EHDR_SIZE, N_PHDRS,
                   p->shdr_off, N_SHDRS, SHNDX_SHSTRTAB);
     /* one R+X PT_LOAD from vaddr 0: perf takes the load base from the
      * lowest mapping of the file, which must be this executable one */

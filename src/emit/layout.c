@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Emit layer: a table laid out as a trampoline template (instruction
+ * offsets, data words, fixups resolved; relocations per trampoline). */
 #include "emit/layout.h"
 
 #include "emit/bytebuf.h"
@@ -103,7 +105,9 @@ int pt_layout_build(struct pt_layout *l, const struct pt_arch *arch, const char 
 {
     memset(l, 0, sizeof *l);
     l->arch = arch;
-    if (!arch || arch->n_insns == 0 || arch->n_insns > PT_LAYOUT_MAX_INSNS)
+    if (pt_arch_check(arch, why) < 0)
+        return -1;
+    if (arch->n_insns > PT_LAYOUT_MAX_INSNS)
         return fail(why, "table has no instructions or too many");
 
     size_t off = 0;

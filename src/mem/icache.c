@@ -133,7 +133,7 @@ static void flush_range(uintptr_t start, uintptr_t end)
 
 void pt_icache_flush(const struct pt_arch *arch, uintptr_t x, size_t len)
 {
-    if (!arch->needs_icache_flush || len == 0)
+    if (arch->icache != PT_ICACHE_FLUSH || len == 0)
         return;
     flush_range(x, x + len);
 }

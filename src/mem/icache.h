@@ -11,7 +11,7 @@
 
 /* Makes the len bytes at executable address x, just written (through any
  * alias), safe to execute, when the table says its architecture needs it
- * (needs_icache_flush).  Pass the executable address: with double-mapped
+ * (.icache = PT_ICACHE_FLUSH).  Pass the executable address: with double-mapped
  * memory that is the RX view, the one instruction fetch uses.  The table
  * must be the host's. */
 void pt_icache_flush(const struct pt_arch *arch, uintptr_t x, size_t len);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Mem layer: the live blocks of a code backend whose mappings a fork
+ * must part (the double map, ELF arena files), linked through the blocks. */
 #include "mem/live_blocks.h"
 
 void pt_live_add(struct pt_live_blocks *l, struct pt_code_block *b)

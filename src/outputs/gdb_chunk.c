@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Outputs layer, PERFTRAMP_GDB: the in-memory ELF of one chunk of slots,
+ * built once with room for every slot and patched per wrap. */
 #include "config.h"
 
 #include "outputs/gdb_chunk.h"
@@ -88,7 +90,7 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
     pt_buf_reserve(&b, EHDR_SIZE + 64 + n * (sl->fde_size + 16) + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE + str_cap +
                            sizeof shstrtab + N_SECS * SHDR_SIZE + 64);
     /* e_shoff patched below */
-    pt_elf_ehdr64(&b, be, ET_REL, sl->arch->elf_machine, 0, 0, 0, 0, N_SECS, N_SECS - 1);
+    pt_elf_ehdr64(&b, be, ET_REL, sl->arch->elf_machine, sl->arch->elf_flags, 0, 0, 0, N_SECS, N_SECS - 1);
 
     align_to(&b, 8);
     size_t eh_off = b.len;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_GDB: the GDB JIT interface (GDB manual, "JIT Compilation
- * Interface"): a process-wide list of in-memory object files that gdb reads
- * when it attaches or starts the program, and again each time the process
- * calls __jit_debug_register_code (gdb keeps a breakpoint there).
+/* Outputs layer, PERFTRAMP_GDB: the trampolines of each arena, told to gdb
+ * in chunks.  The GDB JIT interface (GDB manual, "JIT Compilation
+ * Interface", gdb_protocol.c) is a process-wide list of in-memory object
+ * files that gdb reads when it attaches or starts the program, and again
+ * each time the process calls __jit_debug_register_code (gdb keeps a
+ * breakpoint there).
  *
  * What we hand gdb: one ELF (src/emit/elf_image.c) per *chunk* of
  * PT_GDB_CHUNK_SLOTS consecutive slots of an arena, holding
@@ -25,115 +27,23 @@
  * overall instead of quadratic.  One entry per trampoline makes gdb
  * quadratic; one per arena makes every wrap rebuild up to ~200,000 symbols.
  *
- * The descriptor is perftramp's own (see below), shared by every context
+ * The descriptor is perftramp's own (gdb_protocol.c), shared by every context
  * of the library, and guarded by one process-wide mutex.  Other JITs in
  * the process keep theirs. */
 #include "config.h"
 
-#include "emit/elf_image.h"
 #include "emit/eh_frame.h"
+#include "outputs/gdb_burst.h"
 #include "outputs/gdb_chunk.h"
 #include "outputs/gdb_lazy.h"
+#include "outputs/gdb_protocol.h"
+#include "outputs/gdb_state.h"
 #include "outputs/outputs.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* ---- the interface gdb knows (gdb/jit.h, GDB manual) ---------------- */
-enum { PT_JIT_NOACTION = 0, PT_JIT_REGISTER = 1, PT_JIT_UNREGISTER = 2 };
-
-struct jit_code_entry {
-    struct jit_code_entry *next;
-    struct jit_code_entry *prev;
-    const char *symfile_addr;
-    uint64_t symfile_size;
-};
-
-struct jit_descriptor {
-    uint32_t version;
-    uint32_t action_flag;
-    struct jit_code_entry *relevant_entry;
-    struct jit_code_entry *first_entry;
-};
-
-/* gdb breaks here; the asm keeps the call and the function alive.
- *
- * Both symbols are hidden: local to libperftramp.so (and, prelinked, to
- * libperftramp.a), never exported.  So perftramp's references bind to its
- * own copies (pc-relative, never through the GOT), and a host that defines
- * these names itself (CPython's JIT, LLVM ORC, LuaJIT) neither gets
- * perftramp's entries linked into its list, under perftramp's lock, nor
- * lends perftramp its own.  gdb finds a JIT by these names in each object
- * file's symbol table, locals included, so both JITs stay visible.  An
- * exported descriptor would not do: gdb takes a global data symbol of a
- * shared library for a possible copy relocation and reads the main
- * executable's symbol of the same name instead (gdb 13, checked by
- * tests/gdb_foreign_jit.sh), so a host defining its own descriptor hid
- * perftramp's from gdb.  The price: gdb needs libperftramp.so's symbol
- * table (an unstripped library, or its debug symbols; docs/unwinding.md). */
-void __jit_debug_register_code(void) __attribute__((noinline, used, visibility("hidden")));
-void __jit_debug_register_code(void)
-{
-    __asm__ volatile("" ::: "memory");
-}
-
-extern struct jit_descriptor __jit_debug_descriptor __attribute__((visibility("hidden")));
-struct jit_descriptor __jit_debug_descriptor __attribute__((used)) = {1, 0, NULL, NULL};
-
-static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t jit_atfork_once = PTHREAD_ONCE_INIT;
-
-/* A fork while another thread holds jit_lock must not leave the child's
- * copy locked forever. */
-static void jit_prepare(void)
-{
-    pthread_mutex_lock(&jit_lock);
-}
-
-static void jit_release(void)
-{
-    pthread_mutex_unlock(&jit_lock);
-}
-
-static void jit_install_atfork(void)
-{
-    pthread_atfork(jit_prepare, jit_release, jit_release);
-}
-
-static void jit_notify(struct jit_code_entry *e, uint32_t action)
-{
-    __jit_debug_descriptor.relevant_entry = e;
-    __jit_debug_descriptor.action_flag = action;
-    __jit_debug_register_code();
-    __jit_debug_descriptor.relevant_entry = NULL;
-    __jit_debug_descriptor.action_flag = PT_JIT_NOACTION;
-}
-
-/* Both called with jit_lock held. */
-static void jit_link(struct jit_code_entry *e)
-{
-    e->prev = NULL;
-    e->next = __jit_debug_descriptor.first_entry;
-    if (e->next)
-        e->next->prev = e;
-    __jit_debug_descriptor.first_entry = e;
-    jit_notify(e, PT_JIT_REGISTER);
-}
-
-static void jit_unlink(struct jit_code_entry *e)
-{
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        __jit_debug_descriptor.first_entry = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    jit_notify(e, PT_JIT_UNREGISTER);
-    e->next = e->prev = NULL;
-}
 
 /* ---- chunks ---------------------------------------------------------- */
 struct pt_gdb_chunk {
@@ -161,18 +71,9 @@ static struct pt_gdb_arena *lazy_arenas;
 static size_t lazy_ret_off, lazy_word_off;
 static bool lazy_offsets_set;
 
-struct pt_gdb_batch;
-
-struct pt_gdb {
-    const struct pt_slots *slots; /* geometry: stride, FDE size, layout, arch */
-    bool lazy; /* the stub understands these trampolines (gdb_lazy.h) */
-    struct pt_buf program; /* the FDE program, shared by every slot */
-    struct pt_gdb_batch *first, *last; /* published code, oldest batch first */
-};
-
 int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *slots)
 {
-    pthread_once(&jit_atfork_once, jit_install_atfork);
+    jit_init();
     struct pt_gdb *g = calloc(1, sizeof *g);
     if (!g) {
         errno = ENOMEM;
@@ -201,62 +102,6 @@ int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *slots)
     }
     *out = g;
     return 0;
-}
-
-/* A debugger keeps a software breakpoint inserted at
- * __jit_debug_register_code while the process runs (gdb inserts its
- * breakpoints at each resume, at the symbol's own address: checked with
- * gdb 13, -fcf-protection too); on x86-64 it is int3, 0xCC (Intel SDM
- * vol. 2, INT3).  Reading our own first code byte costs one load. */
-static bool debugger_attached(void)
-{
-#if defined(__x86_64__)
-    return *(const volatile uint8_t *)(uintptr_t)__jit_debug_register_code == 0xcc;
-#else
-    return false;
-#endif
-}
-
-/* Debugger attached: the first PT_GDB_EAGER_PER_BURST wraps of a burst
- * are told to gdb at once, the rest at their first call (gdb_lazy.h).  A
- * burst ends when the program spends PT_GDB_BURST_GAP_NS between two
- * wraps, counted from the end of the first one's gdb work (gdb's own
- * stops take ~0.5 ms each, tens of ms on a loaded machine).  So a program
- * that makes a few trampolines and steps into them sees every instruction
- * named, and one that makes thousands under gdb is not slowed down 1 ms
- * per wrap. */
-#define PT_GDB_EAGER_PER_BURST 128
-#define PT_GDB_BURST_GAP_NS 100000000ull /* 100 ms */
-
-static uint64_t burst_last_ns; /* end of the last wrap under a debugger, 0: none */
-static unsigned burst_eager;
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static bool wrap_goes_lazy(void)
-{
-    uint64_t now = monotonic_ns();
-    pthread_mutex_lock(&jit_lock);
-    if (burst_last_ns == 0 || now - burst_last_ns > PT_GDB_BURST_GAP_NS)
-        burst_eager = 0;
-    bool lazy = burst_eager >= PT_GDB_EAGER_PER_BURST;
-    if (!lazy)
-        burst_eager++;
-    pthread_mutex_unlock(&jit_lock);
-    return lazy;
-}
-
-static void burst_touch(void)
-{
-    uint64_t now = monotonic_ns();
-    pthread_mutex_lock(&jit_lock);
-    burst_last_ns = now;
-    pthread_mutex_unlock(&jit_lock);
 }
 
 /* Whether slot `index` was written from the table the stub understands:
@@ -476,182 +321,11 @@ void pt_gdb_arena_removed(struct pt_gdb *g, struct pt_arena *a)
     a->gdb_handle = NULL;
 }
 
-/* ---- published code -------------------------------------------------
- * Regions may lie anywhere (a JIT's own memory), so they cannot be
- * chunked by slot.  Batching is by publication instead: a region joins
- * the newest batch while it holds fewer than PT_GDB_BATCH_CODES, and each
- * batch is one entry: an ELF with a SHT_NOBITS .text per region (exactly
- * its range: gdb's pc -> section lookup never meets a gap or a
- * neighbour), one STT_FUNC per region, and one .eh_frame made of the
- * regions' own CIE+FDE pairs.  Those FDEs use absolute pointers, so the
- * .eh_frame is right at any address; its sh_addr is the batch's own copy
- * of the bytes (heap: no code there).  As for trampolines, publishing
- * costs gdb O(PT_GDB_BATCH_CODES) and gdb holds n/PT_GDB_BATCH_CODES
- * entries (plus batches thinned by unpublish): linear, not quadratic. */
-#define PT_GDB_BATCH_CODES 64
-
-struct pt_gdb_member {
-    struct pt_gdb_batch *batch;
-    void **owner; /* the caller's handle, cleared when the member goes */
-    struct pt_gdb_code code;
-};
-
-struct pt_gdb_batch {
-    struct pt_gdb_batch *prev, *next;
-    struct jit_code_entry entry;
-    uint8_t *image; /* the registered ELF, or NULL */
-    uint8_t *eh;    /* its .eh_frame bytes, at their own address */
-    size_t n;
-    struct pt_gdb_member *m[PT_GDB_BATCH_CODES];
-};
-
-static void batch_drop_image(struct pt_gdb_batch *b)
-{
-    if (b->image) {
-        pthread_mutex_lock(&jit_lock);
-        jit_unlink(&b->entry);
-        pthread_mutex_unlock(&jit_lock);
-    }
-    free(b->image);
-    free(b->eh);
-    b->image = b->eh = NULL;
-}
-
-/* Rebuilds batch b's image from its members and swaps it in: 0, or -1
- * with errno (the old image stays registered). */
-static int batch_publish(struct pt_gdb *g, struct pt_gdb_batch *b)
-{
-    if (b->n == 0) {
-        batch_drop_image(b);
-        return 0;
-    }
-    const struct pt_arch *arch = g->slots->arch;
-    struct pt_elf_out_section secs[PT_GDB_BATCH_CODES + 1];
-    struct pt_elf_out_symbol syms[PT_GDB_BATCH_CODES];
-    size_t eh_len = 4; /* the terminator */
-    for (size_t i = 0; i < b->n; i++)
-        eh_len += b->m[i]->code.eh_len - 4;
-    uint8_t *eh = calloc(1, eh_len);
-    if (!eh) {
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t at = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        const struct pt_gdb_code *c = &b->m[i]->code;
-        memcpy(eh + at, c->eh, c->eh_len - 4); /* CIE + FDE; the CIE pointer is relative: stays right */
-        at += c->eh_len - 4;
-        secs[i] = (struct pt_elf_out_section){.name = ".text", .type = 8 /* SHT_NOBITS */,
-                                              .flags = 0x2 | 0x4 /* ALLOC|EXECINSTR */, .addr = c->addr,
-                                              .size = c->size, .align = 1};
-        syms[i] = (struct pt_elf_out_symbol){.name = c->name, .section = (uint16_t)i, .value = 0, .size = c->size};
-    }
-    secs[b->n] = (struct pt_elf_out_section){.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2,
-                                             .addr = (uintptr_t)eh, .data = eh, .size = eh_len, .align = 8};
-    size_t len = 0;
-    uint8_t *image = pt_elf_build(arch->elf_machine, arch->big_endian, secs, b->n + 1, syms, b->n, &len);
-    if (!image) {
-        free(eh);
-        return -1;
-    }
-    batch_drop_image(b);
-    b->image = image;
-    b->eh = eh;
-    b->entry.symfile_addr = (const char *)image;
-    b->entry.symfile_size = len;
-    pthread_mutex_lock(&jit_lock);
-    jit_link(&b->entry);
-    pthread_mutex_unlock(&jit_lock);
-    return 0;
-}
-
-static void batch_unlink_free(struct pt_gdb *g, struct pt_gdb_batch *b)
-{
-    batch_drop_image(b);
-    if (b->prev)
-        b->prev->next = b->next;
-    else
-        g->first = b->next;
-    if (b->next)
-        b->next->prev = b->prev;
-    else
-        g->last = b->prev;
-    free(b);
-}
-
-int pt_gdb_code_add(struct pt_gdb *g, const struct pt_gdb_code *c, void **handle)
-{
-    if (c->eh_len < 4) {
-        errno = EINVAL;
-        return -1;
-    }
-    struct pt_gdb_member *m = calloc(1, sizeof *m);
-    struct pt_gdb_batch *b = g->last;
-    bool fresh = !b || b->n == PT_GDB_BATCH_CODES;
-    if (fresh)
-        b = calloc(1, sizeof *b);
-    if (!m || !b) {
-        free(m);
-        if (fresh)
-            free(b);
-        errno = ENOMEM;
-        return -1;
-    }
-    if (fresh) {
-        b->prev = g->last;
-        if (g->last)
-            g->last->next = b;
-        else
-            g->first = b;
-        g->last = b;
-    }
-    *m = (struct pt_gdb_member){.batch = b, .owner = handle, .code = *c};
-    b->m[b->n++] = m;
-    if (batch_publish(g, b) < 0) {
-        int e = errno;
-        b->n--;
-        free(m);
-        if (b->n == 0)
-            batch_unlink_free(g, b);
-        errno = e;
-        return -1;
-    }
-    *handle = m;
-    return 0;
-}
-
-void pt_gdb_code_removed(struct pt_gdb *g, void **handle)
-{
-    struct pt_gdb_member *m = handle ? *handle : NULL;
-    if (!g || !m)
-        return;
-    struct pt_gdb_batch *b = m->batch;
-    for (size_t i = 0; i < b->n; i++)
-        if (b->m[i] == m) {
-            b->m[i] = b->m[--b->n];
-            break;
-        }
-    *handle = NULL;
-    free(m);
-    if (b->n == 0)
-        batch_unlink_free(g, b);
-    else if (batch_publish(g, b) < 0)
-        batch_drop_image(b); /* never leave gdb a name for withdrawn code */
-}
-
 void pt_gdb_close(struct pt_gdb *g)
 {
     if (!g)
         return;
-    while (g->first) {
-        struct pt_gdb_batch *b = g->first;
-        for (size_t i = 0; i < b->n; i++) {
-            *b->m[i]->owner = NULL;
-            free(b->m[i]);
-        }
-        b->n = 0;
-        batch_unlink_free(g, b);
-    }
+    pt_gdb_batches_free(g);
     pt_buf_free(&g->program);
     free(g);
 }

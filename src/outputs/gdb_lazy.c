@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Outputs layer, PERFTRAMP_GDB: the stub a trampoline calls first under a
+ * debugger, so gdb re-reads its chunk then (x86-64 only; elsewhere none). */
 #include "config.h"
 
 #include "outputs/gdb_lazy.h"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Outputs layer: opening an output's file safely (no symlink, FIFO or
+ * another user's file where ours belongs: PT_OUT_REFUSED). */
 #include "outputs/outfile.h"
 
 #include <errno.h>

@@ -35,7 +35,7 @@ struct pt_tramp {
     size_t unwind_len, eh_frame_size;
 };
 
-/* out/perfmap.c: /tmp/perf-<pid>.map */
+/* outputs/perfmap.c: /tmp/perf-<pid>.map */
 struct pt_perfmap;
 int pt_perfmap_open(struct pt_perfmap **out, pid_t pid);
 int pt_perfmap_add(struct pt_perfmap *pm, const struct pt_tramp *t);
@@ -43,7 +43,7 @@ int pt_perfmap_add(struct pt_perfmap *pm, const struct pt_tramp *t);
 int pt_perfmap_reopen(struct pt_perfmap *pm, pid_t pid);
 int pt_perfmap_close(struct pt_perfmap *pm);
 
-/* out/jitdump.c: <dir>/jit-<pid>.dump; dir NULL: /tmp */
+/* outputs/jitdump.c: <dir>/jit-<pid>.dump; dir NULL: /tmp */
 struct pt_jitdump;
 int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid);
 int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t);
@@ -55,7 +55,7 @@ void pt_jitdump_set_next_index(struct pt_jitdump *jd, uint64_t index);
 /* write_close false: a disabled dump gets no CLOSE record */
 int pt_jitdump_close(struct pt_jitdump *jd, bool write_close);
 
-/* out/unwind_register.c: the in-process unwinders, one registration per
+/* outputs/unwind_register.c: the in-process unwinders, one registration per
  * arena (its .eh_frame covers every slot) */
 struct pt_unwind;
 int pt_unwind_open(struct pt_unwind **out);
@@ -68,7 +68,7 @@ void pt_unwind_close(struct pt_unwind *u); /* deregisters what is left, in rever
 int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void **handle);
 void pt_unwind_code_removed(struct pt_unwind *u, void **handle);
 
-/* out/gdb_jit.c: the GDB JIT interface, entries per chunk of slots */
+/* outputs/gdb_jit.c: the GDB JIT interface, entries per chunk of slots */
 struct pt_gdb;
 int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *s);
 int pt_gdb_add(struct pt_gdb *g, struct pt_arena *a, size_t index);
@@ -89,11 +89,11 @@ struct pt_gdb_code {
 int pt_gdb_code_add(struct pt_gdb *g, const struct pt_gdb_code *c, void **handle);
 void pt_gdb_code_removed(struct pt_gdb *g, void **handle);
 
-/* out/elf_symbols.c: PERFTRAMP_ELF, the name of slot `slot` of a
+/* outputs/elf_symbols.c: PERFTRAMP_ELF, the name of slot `slot` of a
  * file-backed ELF arena (mem/elf_arena.h) in its .symtab. */
 struct pt_elf_file;
 int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const char *name);
-/* out/elf_lines.c: PERFTRAMP_ELF, slot `slot`'s source position (its
+/* outputs/elf_lines.c: PERFTRAMP_ELF, slot `slot`'s source position (its
  * first `size` bytes are `file`:`line`) in the arena's .debug_info and
  * .debug_line.  Past the file's fixed room the slot gets no line and 0
  * is returned (f->lines_dropped counts it).  0, or -1 with errno. */

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Outputs layer: a trampoline's name as the perf outputs write it
+ * (control bytes as \xNN, long names cut on a UTF-8 boundary). */
 #include "outputs/perf_name.h"
 
 #include <inttypes.h>

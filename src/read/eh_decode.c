@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Read layer (tools and tests only): .eh_frame and .eh_frame_hdr decoded
+ * into rows, bounds-checked for untrusted input. */
 #include "read/eh_decode.h"
 
 #include "emit/eh_frame.h"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Read layer (tools and tests only): an ELF64 file's sections and
+ * symbols, read back with every offset checked. */
 #include "read/elf_reader.h"
 
 #include <string.h>

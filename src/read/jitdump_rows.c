@@ -281,34 +281,29 @@ static size_t x86_pad(const uint8_t *p, size_t n)
     return len <= n ? len : 0;
 }
 
-/* Fixed-width nops, in the code's byte order.  aarch64 NOP d503201f (Arm
- * ARM C6.2); riscv ADDI x0,x0,0 00000013 and C.NOP 0001 (unprivileged ISA
- * 2.4, 16.5); ppc ORI 0,0,0 60000000 (Power ISA 3.0 3.3.13); s390 NOPR
- * (BCR 0,0) 0700 and NOP (BC 0,0) 47000000 (z/Architecture PoO, 7). */
-static size_t fixed_pad(uint32_t mach, bool big, const uint8_t *p, size_t n)
+/* One of the table's nops (struct pt_arch .nops, in its byte order, tried
+ * in order): its length, 0 if p does not start with one. */
+static size_t table_pad(const struct pt_arch *a, const uint8_t *p, size_t n)
 {
-    uint32_t w4 = n >= 4 ? pt_load_u32(p, big) : 0;
-    uint16_t w2 = n >= 2 ? (uint16_t)(big ? (p[0] << 8 | p[1]) : (p[1] << 8 | p[0])) : 0xffff;
-    switch (mach) {
-    case 183: return n >= 4 && w4 == 0xd503201fu ? 4 : 0;
-    case 243: return n >= 4 && w4 == 0x00000013u ? 4 : n >= 2 && w2 == 0x0001 ? 2 : 0;
-    case 20:
-    case 21: return n >= 4 && w4 == 0x60000000u ? 4 : 0;
-    case 22: return n >= 4 && w4 == 0x47000000u ? 4 : n >= 2 && w2 == 0x0700 ? 2 : 0;
-    default: return 0;
-    }
+    for (int k = 0; k < PT_MAX_NOPS && a->nops[k].len; k++)
+        if (n >= a->nops[k].len && memcmp(p, a->nops[k].bytes, a->nops[k].len) == 0)
+            return a->nops[k].len;
+    return 0;
 }
 
-static bool all_padding(uint32_t mach, bool big, const uint8_t *p, size_t n)
+/* Whether p[0..n) is padding for the machine's table; false without one. */
+static bool all_padding(const struct pt_arch *a, const uint8_t *p, size_t n)
 {
-    while (n > 0) {
-        size_t k = mach == 62 || mach == 3 ? x86_pad(p, n) : fixed_pad(mach, big, p, n);
+    while (a && n > 0) {
+        size_t k = a->x86_nop_forms ? x86_pad(p, n) : 0;
+        if (k == 0)
+            k = table_pad(a, p, n);
         if (k == 0)
             return false;
         p += k;
         n -= k;
     }
-    return true;
+    return a != NULL;
 }
 
 /* ---- the check --------------------------------------------------------- */
@@ -494,7 +489,7 @@ static void check_cover(struct check *c)
         if (next > at) {
             uint64_t from = at - c->text, to = next - c->text;
             if (next == c->end &&
-                all_padding(c->elf_mach, c->big_endian, c->load->code + from, (size_t)(to - from)))
+                all_padding(c->names, c->load->code + from, (size_t)(to - from)))
                 report(c, PT_JD_WARNING,
                        "%s: its last %" PRIu64 " of %" PRIu64 " code bytes (padding: nops) are covered by no FDE",
                        c->who, to - from, code_size);
