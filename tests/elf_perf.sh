@@ -55,31 +55,9 @@ perf record -q -o "$tmp/probe.data" -e cpu-clock -- true >"$tmp/probe.log" 2>&1 
     skip "perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
 
 # chain_stats LEAF WANT DSO EDGES < perf script -F comm,ip,sym,symoff,dso
-# (as in perf_e2e.sh): "samples complete never edge_samples edge_complete".
+# (tests/chain_stats.awk): "samples complete never edge_samples edge_complete".
 chain_stats() {
-    awk -v leaf="$1" -v want="$2" -v want_dso="$3" -v edges="$4" '
-        BEGIN { k = split(want, w, " "); ne = split(edges, e, " "); for (i = 1; i <= ne; i++) is_edge[e[i]] = 1 }
-        function finish(   ok, i) {
-            if (n > 0 && sym[1] == leaf) {
-                hot++
-                ok = n >= k
-                for (i = 1; ok && i <= k; i++)
-                    if (sym[i] != w[i] || (w[i] ~ /^py::/ && dso[i] !~ want_dso))
-                        ok = 0
-                complete += ok
-                if (off[1] in is_edge) { edge++; edge_ok += ok }
-            }
-            n = 0
-        }
-        /py::never/ { never++ }
-        /^[^ \t]/ { finish(); next }
-        /^$/ { finish(); next }
-        /^[ \t]/ {
-            n++; s = $2; o = "0x0"
-            if (match(s, /\+0x[0-9a-f]+$/)) { o = substr(s, RSTART + 1); s = substr(s, 1, RSTART - 1) }
-            sym[n] = s; off[n] = o; dso[n] = $NF
-        }
-        END { finish(); printf "%d %d %d %d %d\n", hot, complete, never + 0, edge, edge_ok }'
+    awk -v leaf="$1" -v want="$2" -v want_dso="$3" -v edges="$4" -v brief=1 -f "${PT_SRCDIR:-.}/tests/chain_stats.awk"
 }
 pct() {
     if [ "$2" -gt 0 ]; then

@@ -66,40 +66,11 @@ if ! perf record -q -o "$tmp/probe.data" -e cpu-clock -- true >"$tmp/probe.log" 
 fi
 
 # chain_stats LEAF WANT DSO EDGES < perf script -F comm,ip,sym,symoff,dso
-# A sample counts when its leaf frame's symbol is LEAF.  It is complete when
-# its first frames are exactly WANT (space separated, leaf first) and the
-# py:: frames' dso matches the regex DSO.  EDGES: leaf offsets ("0x4 0xf")
-# counted apart.  Prints "samples complete never edge_samples edge_complete"
-# and then one "  +OFFSET complete/samples" line per leaf offset.
+# (tests/chain_stats.awk, its layouts unit-tested by tests/perf_parsers.sh):
+# "samples complete never edge_samples edge_complete", then one
+# "  +OFFSET complete/samples" line per leaf offset.
 chain_stats() {
-    awk -v leaf="$1" -v want="$2" -v want_dso="$3" -v edges="$4" '
-        BEGIN { k = split(want, w, " "); ne = split(edges, e, " "); for (i = 1; i <= ne; i++) is_edge[e[i]] = 1 }
-        function finish(   ok, i) {
-            if (n > 0 && sym[1] == leaf) {
-                hot++
-                ok = n >= k
-                for (i = 1; ok && i <= k; i++)
-                    if (sym[i] != w[i] || (w[i] ~ /^py::/ && dso[i] !~ want_dso))
-                        ok = 0
-                complete += ok
-                at[off[1]]++; at_ok[off[1]] += ok
-                if (off[1] in is_edge) { edge++; edge_ok += ok }
-            }
-            n = 0
-        }
-        /py::never/ { never++ }
-        /^[^ \t]/ { finish(); next }
-        /^$/ { finish(); next }
-        /^[ \t]/ {
-            n++; s = $2; o = "0x0"
-            if (match(s, /\+0x[0-9a-f]+$/)) { o = substr(s, RSTART + 1); s = substr(s, 1, RSTART - 1) }
-            sym[n] = s; off[n] = o; dso[n] = $NF
-        }
-        END {
-            finish()
-            printf "%d %d %d %d %d\n", hot, complete, never + 0, edge, edge_ok
-            for (o in at) { t = ""; if (o in is_edge) t = " (frame not set up: FDE only)"; printf "  +%s %d/%d%s\n", o, at_ok[o], at[o], t }
-        }'
+    awk -v leaf="$1" -v want="$2" -v want_dso="$3" -v edges="$4" -f "${PT_SRCDIR:-.}/tests/chain_stats.awk"
 }
 
 pct() { # n d -> "n/d = p.q%"

@@ -15,31 +15,22 @@
 # Prints: samples N named N complete N stuck N complete_pct X (complete /
 # (samples - stuck)), and on stderr the
 # first SHOW (default 0) incomplete stacks, innermost frames first.
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perf_script  # noqa: E402  (beside this file)
 
 CHAIN = ["work"] + ["down"] * 9 + ["steps", "Walker.walk", "main", "<module>"]
 
 
 def samples(path):
     """(time in ns, [(symbol, dso) innermost first]) per sample."""
-    t, syms = None, []
     with open(path, errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                if t is not None:
-                    yield t, syms
-                t, syms = None, []
-            elif not line[0].isspace():
-                sec, _, frac = line.strip().rstrip(":").partition(".")
-                t = int(sec) * 10**9 + int((frac + "000000000")[:9])
-            else:
-                parts = line.split(None, 1)
-                sym, dso = (parts[1].strip() if len(parts) == 2 else ""), ""
-                if sym.endswith(")") and " (" in sym:  # -F dso: "name (/path/to/object)"
-                    sym, dso = sym[:-1].rsplit(" (", 1)
-                syms.append((sym, dso))
-    if t is not None:
-        yield t, syms
+        for s in perf_script.samples(f):
+            if s.time_ns is None:
+                raise SystemExit("python_stacks.py: a sample with no time: %r" % s.line)
+            yield s.time_ns, [(sym, dso) for _, sym, dso in s.frames]
 
 
 def main():

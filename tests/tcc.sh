@@ -97,25 +97,11 @@ command -v perf >/dev/null 2>&1 || skip "perf is not installed (Debian: linux-pe
 if ! perf record -q -o "$tmp/probe.data" -e cpu-clock -- true >"$tmp/probe.log" 2>&1; then
     skip "perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
 fi
-# chain_stats WANT DSO < perf script -F comm,ip,sym,symoff,dso:
-# "samples complete" of the samples whose leaf symbol is WANT's first.
+# chain_stats WANT DSO < perf script -F comm,ip,sym,symoff,dso
+# (tests/chain_stats.awk): "samples complete" of the samples whose leaf
+# symbol is WANT's first; the tcc_ frames must lie in DSO.
 chain_stats() {
-    awk -v want="$1" -v want_dso="$2" '
-        BEGIN { k = split(want, w, " ") }
-        function finish(   ok, i) {
-            if (n > 0 && sym[1] == w[1]) {
-                hot++
-                ok = n >= k
-                for (i = 1; ok && i <= k; i++)
-                    if (sym[i] != w[i] || (w[i] ~ /^tcc_/ && dso[i] !~ want_dso)) ok = 0
-                complete += ok
-            }
-            n = 0
-        }
-        /^[^ \t]/ { finish(); next }
-        /^$/ { finish(); next }
-        /^[ \t]/ { n++; s = $2; sub(/\+0x[0-9a-f]+$/, "", s); sym[n] = s; dso[n] = $NF }
-        END { finish(); printf "%d %d\n", hot, complete }'
+    awk -v want="$1" -v want_dso="$2" -v checked='^tcc_' -v brief=1 -f "${PT_SRCDIR:-.}/tests/chain_stats.awk"
 }
 pct() { if [ "$2" -gt 0 ]; then local p=$(($1 * 1000 / $2)); printf '%d/%d = %d.%d%%' "$1" "$2" $((p / 10)) $((p % 10)); else printf '%d/0' "$1"; fi; }
 at_least_90() { [ "$2" -gt 0 ] && [ $(($1 * 10)) -ge $(($2 * 9)) ]; }
@@ -143,7 +129,7 @@ dwarf_run() { # NAME -> sets hot ok
         { cat "$tmp/$name.inject.err"; bad "($name) perf inject --jit"; return 1; }
     HOME=$home perf script -i "$tmp/$name.jit.data" -F comm,ip,sym,symoff,dso >"$tmp/$name.script" 2>/dev/null ||
         { bad "($name) perf script"; return 1; }
-    read -r hot ok < <(chain_stats "$CHAIN" "jitted-$pid-[0-9]+\\.so" <"$tmp/$name.script")
+    read -r hot ok _ < <(chain_stats "$CHAIN" "jitted-$pid-[0-9]+\\.so" <"$tmp/$name.script")
 }
 
 # ---- (d) jitdump + dwarf ------------------------------------------------------
@@ -167,7 +153,7 @@ fi
 if record e perfmap fp; then
     maps+=("/tmp/perf-$pid.map")
     perf script -i "$tmp/e.data" -F comm,ip,sym,symoff,dso >"$tmp/e.script" 2>/dev/null || bad "(e) perf script"
-    read -r hot ok < <(chain_stats "$CHAIN" "perf-$pid\\.map" <"$tmp/e.script")
+    read -r hot ok _ < <(chain_stats "$CHAIN" "perf-$pid\\.map" <"$tmp/e.script")
     echo "(e) perf map, perf record --call-graph fp: complete chains in tcc_leaf $(pct "$ok" "$hot")"
     if [ "$hot" -lt $MIN_HOT ]; then bad "(e) only $hot samples in tcc_leaf (need $MIN_HOT)"
     elif ! at_least_90 "$ok" "$hot"; then bad "(e) fewer than 90% complete"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Input of `perftramp check`: regular files, FIFOs, pipes and standard
- * input, read record by record as far as perf would read them, never the
- * whole file into memory. */
+/* Input of `perftramp check`: regular files and standard input (a file or
+ * a pipe), read record by record as far as perf would read them, never the
+ * whole file into memory.  A named FIFO is refused like a device: opened,
+ * it blocks until a writer comes (issue 25); `cat FIFO | perftramp check -`
+ * says what to wait for. */
 #include "cli_check.h"
 
 #include <errno.h>
@@ -47,14 +49,10 @@ int cli_input_open(struct cli_input *in, const char *path, char *why, size_t why
             snprintf(why, why_len, "%s", strerror(errno));
             return -1;
         }
-        if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-            snprintf(why, why_len,
-                     "a %s, not a regular file: refused (a jitdump is a file; to check a stream, pipe it to "
-                     "`perftramp check -`)",
-                     type_name(st.st_mode));
-            return -1;
-        }
-        /* O_NONBLOCK: a FIFO without a writer must not block open() */
+        if (!S_ISREG(st.st_mode))
+            goto refused;
+        /* O_NONBLOCK: if the name became a FIFO since stat(), open() must
+         * not wait for its writer; fstat() below refuses it */
         in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (in->fd < 0) {
             snprintf(why, why_len, "%s", strerror(errno));
@@ -65,6 +63,11 @@ int cli_input_open(struct cli_input *in, const char *path, char *why, size_t why
             close(in->fd);
             in->fd = -1;
             return -1;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            close(in->fd);
+            in->fd = -1;
+            goto refused;
         }
         in->kind = type_name(st.st_mode);
     }
@@ -77,6 +80,14 @@ int cli_input_open(struct cli_input *in, const char *path, char *why, size_t why
             fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK);
     }
     return 0;
+
+refused:
+    snprintf(why, why_len,
+             "a %s, not a regular file: refused (a jitdump is a file; to check a stream, pipe it to "
+             "`perftramp check -`)",
+             type_name(st.st_mode));
+    errno = EINVAL;
+    return -1;
 }
 
 void cli_input_close(struct cli_input *in)
@@ -121,8 +132,8 @@ static ssize_t read_some(struct cli_input *in, uint8_t *buf, size_t n, double ti
     }
 }
 
-/* A FIFO opened O_NONBLOCK reads 0 ("end") until a writer shows up: wait
- * for one first, up to the timeout. */
+/* Standard input that is not a file (a pipe): wait for data first, up to
+ * the timeout. */
 static int wait_for_writer(struct cli_input *in, double timeout_s)
 {
     if (in->regular)
