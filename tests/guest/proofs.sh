@@ -74,6 +74,20 @@ record() {
     return 1
 }
 
+# control CG: the plain-C control (no perftramp) under --call-graph CG.
+# Sets ctl_at (its samples in ctl_spin, by their own pc), ctl_n and ctl_c
+# (those with ctl_spin as the leaf, and of them the complete chains), ctl.
+control() {
+    perf record -q -e cpu-clock -F 1000 --call-graph "$1" -o "ctl-$1.data" -- bin/fp_control "$SECS" > "ctl-$1.err" 2>&1
+    perf script -i "ctl-$1.data" -F ip,sym,symoff,dso > "ctl-$1.script" 2> /dev/null
+    tail -n 300 "ctl-$1.script" | sed "1,/^$/d" > "out/ctl-$1.script"
+    set -- "$1" $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk "ctl-$1.script")
+    ctl_n=$2 ctl_c=$3
+    ctl_at=$(perf script -i "ctl-$1.data" -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
+    ctl="control (plain C main > ctl_outer > ctl_inner > ctl_spin, no perftramp) under --call-graph $1: $ctl_at samples in ctl_spin by their pc, $(pct "$ctl_c" "$ctl_n") with it as the leaf of a complete chain"
+    echo "# $ctl"
+}
+
 echo "perf: $(perf --version), gdb: $(gdb --version | head -n 1)"
 
 # 1. perf map + frame pointers: examples/tiny, then the workload's exact
@@ -81,19 +95,12 @@ echo "perf: $(perf --version), gdb: $(gdb --version | head -n 1)"
 t=$(date +%s)
 fp_ok=1
 if group fp; then
-    perf record -q -e cpu-clock -F 1000 --call-graph fp -o ctl.data -- bin/fp_control "$SECS" > ctl.err 2>&1
-    perf script -i ctl.data -F ip,sym,symoff,dso > ctl.script 2> /dev/null
-    tail -n 300 ctl.script | sed "1,/^$/d" > out/ctl.script
-    set -- $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk ctl.script)
-    # the samples' own pcs, apart from their chains
-    at=$(perf script -i ctl.data -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
-    ctl="control (plain C main > ctl_outer > ctl_inner > ctl_spin, no perftramp): $at samples in ctl_spin by their pc, $(pct "$2" "$1") with it as the leaf of a complete chain"
-    echo "# fp $ctl"
-    if [ "$at" -lt "$MIN" ]; then
+    control fp
+    if [ "$ctl_at" -lt "$MIN" ]; then
         proof perf-fp failed "the fp control: $ctl (need >= $MIN)"
         proof tiny-perf-fp failed "the fp control: $ctl (need >= $MIN)"
         fp_ok=0
-    elif [ "$2" -eq 0 ]; then
+    elif [ "$ctl_c" -eq 0 ]; then
         na tiny-perf-fp "perf --call-graph fp records no user frame on this kernel: $ctl"
         na perf-fp "perf --call-graph fp records no user frame on this kernel: $ctl"
         fp_ok=0
@@ -130,21 +137,15 @@ t=$(date +%s)
 # perf's DWARF unwinder cannot walk even that, the dwarf rows do not apply.
 jit_ok=1 dwarf_ok=1
 if group jitdump || group elf; then
-    perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o dctl.data -- bin/fp_control "$SECS" > dctl.err 2>&1
-    perf script -i dctl.data -F ip,sym,symoff,dso > dctl.script 2> /dev/null
-    tail -n 300 dctl.script | sed "1,/^$/d" > out/dctl.script
-    set -- $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk dctl.script)
-    at=$(perf script -i dctl.data -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
-    dctl="control (plain C, no perftramp) under --call-graph dwarf: $at samples in ctl_spin by their pc, $(pct "$2" "$1") with it as the leaf of a complete chain"
-    echo "# dwarf $dctl"
-    if [ "$at" -lt "$MIN" ]; then
+    control dwarf
+    if [ "$ctl_at" -lt "$MIN" ]; then
         for id in perf-jitdump-dwarf perf-jitdump-fdes perf-elf perf-elf-fdes perf-elf-attach; do
-            proof $id failed "the dwarf $dctl (need >= $MIN)"
+            proof $id failed "the dwarf $ctl (need >= $MIN)"
         done
         jit_ok=0 dwarf_ok=0
-    elif [ "$2" -eq 0 ]; then
+    elif [ "$ctl_c" -eq 0 ]; then
         for id in perf-jitdump-dwarf perf-jitdump-fdes perf-elf perf-elf-fdes perf-elf-attach; do
-            na $id "perf's DWARF unwinder walks no frame past the sampled pc on this machine: $dctl"
+            na $id "perf's DWARF unwinder walks no frame past the sampled pc on this machine: $ctl"
         done
         jit_ok=0 dwarf_ok=0
     fi
