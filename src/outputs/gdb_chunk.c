@@ -37,28 +37,61 @@ static void align_to(struct pt_buf *b, size_t a)
         pt_buf_u8(b, 0);
 }
 
-/* The chunk's .eh_frame: one CIE, then an FDE per slot (live or not: a
- * dead slot's FDE describes code nobody runs), for a section placed at
- * eh_addr.  The FDEs differ only in their CIE pointer (+4) and pcrel
- * pc_begin (+8), both u32 (see pt_eh_fde): emit the first, copy and patch
- * the rest. */
+/* The lowest named slot of the chunk: the one every unnamed slot's FDE
+ * stands in for (0 when none is named). */
+static size_t stand_in_of(uint64_t named)
+{
+    return named ? (size_t)__builtin_ctzll(named) : 0;
+}
+
+/* Points FDE j of the image at the code of slot `to`: one aligned 32-bit
+ * store of its pcrel pc_begin, so a debugger reading at any instruction
+ * sees the old FDE or the new one. */
+static void fde_point(struct pt_gdb_image *im, size_t j, size_t to)
+{
+    size_t at = im->fde0_off + j * im->fde_len + 8; /* pc_begin, in the image */
+    int64_t rel = (int64_t)(im->text + to * im->stride) - (int64_t)(im->eh_addr + (at - im->eh_off));
+    uint8_t v[4];
+    uint32_t w;
+    pt_store_u32(v, (uint32_t)rel, im->big_endian);
+    memcpy(&w, v, 4);
+    __atomic_store_n((uint32_t *)(void *)(im->data + at), w, __ATOMIC_RELEASE);
+}
+
+/* The chunk's .eh_frame: one CIE, then an FDE per slot, for a section
+ * placed at eh_addr.  An unnamed slot's FDE is a copy of the stand-in's
+ * (it covers the stand-in's code): lldb makes a symbol
+ * (___lldb_unnamed_symbolN) from every FDE that starts where no symbol
+ * does, and gdb and lldb take identical FDEs for one range as one.  A wrap
+ * points its slot's FDE at its own code (fde_point).  The FDEs differ only
+ * in their CIE pointer (+4) and pcrel pc_begin (+8), both u32 (see
+ * pt_eh_fde): emit the first, copy and patch the rest. */
 static void chunk_eh_frame(struct pt_buf *eh, const struct pt_slots *sl, uintptr_t text, uintptr_t eh_addr,
-                           size_t n, const uint8_t *program, size_t program_len)
+                           size_t n, uint64_t named, const uint8_t *program, size_t program_len,
+                           size_t *fde0_out, size_t *fde_len_out)
 {
     size_t cie = pt_eh_cie(eh, sl->arch);
     size_t fde0 = eh->len;
+    size_t stand_in = stand_in_of(named);
     pt_eh_fde(eh, cie, (int64_t)(text - eh_addr), sl->layout->size, program, program_len);
     size_t fde_len = eh->len - fde0;
     if (n > 1 && pt_buf_reserve(eh, (n - 1) * fde_len)) {
         for (size_t j = 1; j < n; j++) {
             size_t at = fde0 + j * fde_len;
-            int64_t code_rel = (int64_t)(text + j * sl->stride - eh_addr);
+            size_t covers = named >> j & 1 ? j : stand_in;
+            int64_t code_rel = (int64_t)(text + covers * sl->stride - eh_addr);
             memcpy(eh->data + at, eh->data + fde0, fde_len);
             pt_store_u32(eh->data + at + 4, (uint32_t)(at + 4 - cie), eh->big_endian);
             pt_store_u32(eh->data + at + 8, (uint32_t)(code_rel - (int64_t)(at + 8)), eh->big_endian);
         }
         eh->len += (n - 1) * fde_len;
     }
+    *fde0_out = fde0;
+    *fde_len_out = fde_len;
+    if (n > 0 && !(named & 1) && !eh->failed) /* FDE 0 was written for slot 0 */
+        pt_store_u32(eh->data + fde0 + 8,
+                     (uint32_t)((int64_t)(text + stand_in * sl->stride - eh_addr) - (int64_t)(fde0 + 8)),
+                     eh->big_endian);
     pt_eh_terminator(eh);
 }
 
@@ -97,7 +130,8 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
     struct pt_buf eh;
     pt_buf_init(&eh, be);
     pt_buf_reserve(&eh, 64 + n * (sl->fde_size + 16)); /* one allocation, no realloc per doubling */
-    chunk_eh_frame(&eh, sl, text, eh_addr, n, program, program_len);
+    size_t fde0, fde_len;
+    chunk_eh_frame(&eh, sl, text, eh_addr, n, named, program, program_len, &fde0, &fde_len);
     pt_buf_put(&b, eh.data, eh.len);
     size_t eh_len = eh.len;
     bool eh_failed = eh.failed;
@@ -130,7 +164,9 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
 
     *im = (struct pt_gdb_image){.data = b.data, .len = b.len, .big_endian = be, .symtab_off = symtab_off,
                                 .strtab_off = str_off, .str_used = 1, .str_cap = str_cap,
-                                .symtab_size_at = symtab_size_at};
+                                .symtab_size_at = symtab_size_at, .eh_off = eh_off, .fde0_off = eh_off + fde0,
+                                .fde_len = fde_len, .text = text, .eh_addr = eh_addr, .stride = sl->stride,
+                                .n_fdes = n};
     for (size_t j = 0; j < n; j++)
         if (named >> j & 1)
             pt_gdb_image_add(im, j, sl->stride, sl->layout->size, a->names[first + j]); /* fits: 2 * need */
@@ -153,6 +189,8 @@ int pt_gdb_image_add(struct pt_gdb_image *im, size_t j, size_t stride, size_t si
     size_t len = strlen(name) + 1;
     if (im->str_used + len > im->str_cap || im->n_syms == PT_GDB_CHUNK_SLOTS)
         return -1;
+    if (j < im->n_fdes)
+        fde_point(im, j, j); /* unwinding first: the code may run already (a replay) */
     memcpy(im->data + im->strtab_off + im->str_used, name, len);
     uint8_t *s = im->data + im->symtab_off + (im->n_syms + 1) * SYM_SIZE;
     pt_store_u32(s, (uint32_t)im->str_used, im->big_endian); /* st_name */
@@ -168,7 +206,23 @@ int pt_gdb_image_add(struct pt_gdb_image *im, size_t j, size_t stride, size_t si
     return 0;
 }
 
-void pt_gdb_image_remove(struct pt_gdb_image *im, size_t j, size_t stride)
+/* Every unnamed slot's FDE at the stand-in of `named`; a slot that was
+ * the stand-in has copies that would otherwise start where no symbol is. */
+static void fdes_stand_in(struct pt_gdb_image *im, size_t j, uint64_t named)
+{
+    size_t stand_in = stand_in_of(named);
+    if (!named || j >= im->n_fdes)
+        return;
+    if (j > stand_in) {
+        fde_point(im, j, stand_in);
+        return;
+    }
+    for (size_t k = 0; k < im->n_fdes; k++)
+        if (!(named >> k & 1))
+            fde_point(im, k, stand_in);
+}
+
+void pt_gdb_image_remove(struct pt_gdb_image *im, size_t j, size_t stride, uint64_t named)
 {
     uint8_t off[8];
     pt_store_u64(off, (uint64_t)(j * stride), im->big_endian);
@@ -182,8 +236,9 @@ void pt_gdb_image_remove(struct pt_gdb_image *im, size_t j, size_t stride)
             memcpy(s, im->data + im->symtab_off + im->n_syms * SYM_SIZE, SYM_SIZE);
         im->n_syms--;
         publish_count(im);
-        return;
+        break;
     }
+    fdes_stand_in(im, j, named);
 }
 
 void pt_gdb_image_free(struct pt_gdb_image *im)

@@ -292,7 +292,7 @@ int pt_gdb_remove(struct pt_gdb *g, struct pt_arena *a, size_t index)
         pthread_mutex_unlock(&jit_lock);
         return 0;
     }
-    pt_gdb_image_remove(&c->image, j, g->slots->stride);
+    pt_gdb_image_remove(&c->image, j, g->slots->stride, c->named);
     chunk_changed(s, k);
     return 0;
 }
