@@ -7,11 +7,20 @@
  *
  * A failed or short write cuts the file back to the end of the last
  * complete record (ftruncate), so perf never reads a torn record, and the
- * output is disabled (the core records errno). */
+ * output is disabled (the core records errno).
+ *
+ * In a pid namespace whose outer pid is visible (NSpid, outputs/pid_ns.c)
+ * the dump has a second name, jit-<outer pid>.dump (a hard link), mapped
+ * as a second marker: perf inject takes the marker whose pid is the
+ * process's pid as it sees it then, jit-<pid>.dump while the process
+ * lives (perf translates) and jit-<outer pid>.dump after it exited; the
+ * header and the LOAD records carry the outer pid (and tid), which perf
+ * uses as they are after the exit (docs/perf.md, "Containers"). */
 #include "emit/eh_frame.h"
 #include "outputs/outfile.h"
 #include "outputs/outputs.h"
 #include "outputs/perf_name.h"
+#include "outputs/pid_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +30,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +49,7 @@ struct pt_jitdump {
     int fd;
     off_t end;              /* end of the last complete record */
     void *marker;           /* the executable mapping perf looks for */
+    void *outer_marker;     /* the same, mapped as jit-<outer_pid>.dump */
     size_t marker_len;
     uint8_t *unwind;        /* UNWINDING_INFO record minus its timestamp: same for all */
     size_t unwind_len;
@@ -46,6 +57,7 @@ struct pt_jitdump {
     size_t group_cap;
     char *dir;              /* NULL: /tmp */
     pid_t pid;
+    pid_t outer_pid;        /* 0: no outer pid namespace in sight */
     uint32_t elf_machine;
     uint64_t code_index;    /* next LOAD's code_index: never reused */
 };
@@ -133,6 +145,38 @@ static int build_unwind(struct pt_jitdump *jd, const struct pt_layout *layout)
     return 0;
 }
 
+/* <dir>/jit-<outer_pid>.dump, a hard link to the dump at `path`, mapped
+ * like the marker.  A name that exists already (a pid of the outer
+ * namespace reused) is replaced only when it is a dump of ours; without
+ * the link the dump still serves perf while the process lives, so a
+ * failure here only costs the after-exit case: outer_pid goes back to 0
+ * and the LOADs carry the namespace's pid, like the name. */
+static void map_outer_marker(struct pt_jitdump *jd, const char *dir, const char *path)
+{
+    char alias[PATH_MAX];
+    int fd = -1;
+    if (snprintf(alias, sizeof alias, "%s/jit-%ld.dump", dir, (long)jd->outer_pid) < (int)sizeof alias) {
+        if (link(path, alias) < 0 && errno == EEXIST) {
+            struct stat st;
+            if (lstat(alias, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && unlink(alias) == 0)
+                (void)link(path, alias);
+        }
+        fd = open(alias, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    struct stat a, d;
+    if (fd >= 0 && fstat(fd, &a) == 0 && fstat(jd->fd, &d) == 0 && a.st_ino == d.st_ino && a.st_dev == d.st_dev) {
+        jd->outer_marker = mmap(NULL, jd->marker_len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+        if (jd->outer_marker == MAP_FAILED)
+            jd->outer_marker = NULL;
+    }
+    if (fd >= 0)
+        close(fd);
+    uint32_t outer = (uint32_t)jd->outer_pid;
+    /* the header's pid (byte 20) is the LOADs' */
+    if (!jd->outer_marker || pwrite(jd->fd, &outer, 4, 20) != 4)
+        jd->outer_pid = 0;
+}
+
 /* Creates <dir>/jit-<pid>.dump, writes the header, maps the marker.
  * 0, -1, or PT_OUT_REFUSED (the file was refused, or another context of
  * this process owns it: fd stays -1, errno says why). */
@@ -183,6 +227,11 @@ static int open_dump(struct pt_jitdump *jd)
         jd->marker = NULL;
         goto fail;
     }
+    jd->outer_pid = pt_outer_pid("/proc/self/status");
+    if (jd->outer_pid == jd->pid)
+        jd->outer_pid = 0;
+    if (jd->outer_pid)
+        map_outer_marker(jd, dir, path);
     return 0;
 fail: {
     int e = errno;
@@ -198,7 +247,9 @@ static void release_file(struct pt_jitdump *jd)
 {
     if (jd->marker)
         munmap(jd->marker, jd->marker_len);
-    jd->marker = NULL;
+    if (jd->outer_marker)
+        munmap(jd->outer_marker, jd->marker_len);
+    jd->marker = jd->outer_marker = NULL;
     if (jd->fd >= 0)
         close(jd->fd);
     jd->fd = -1;
@@ -249,7 +300,10 @@ static _Thread_local pid_t cached_tid, cached_tid_pid;
 static uint32_t current_tid(const struct pt_jitdump *jd)
 {
     if (cached_tid_pid != jd->pid || cached_tid == 0) {
-        cached_tid = (pid_t)syscall(SYS_gettid);
+        /* the outer namespace's id of this thread: read once per thread */
+        cached_tid = jd->outer_pid ? pt_outer_pid("/proc/thread-self/status") : 0;
+        if (!cached_tid)
+            cached_tid = (pid_t)syscall(SYS_gettid);
         cached_tid_pid = jd->pid;
     }
     return (uint32_t)cached_tid;
@@ -334,7 +388,7 @@ static int write_group(struct pt_jitdump *jd, const struct pt_tramp *t)
     p = put32(p, JD_LOAD);
     p = put32(p, (uint32_t)load_len);
     p = put64(p, ts);
-    p = put32(p, (uint32_t)jd->pid);
+    p = put32(p, (uint32_t)(jd->outer_pid ? jd->outer_pid : jd->pid));
     p = put32(p, current_tid(jd));
     p = put64(p, t->addr);           /* vma */
     p = put64(p, t->addr);           /* code_addr */
