@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Tests (x86-64 contract, tests/check_contract.c): the targets, one per
+ * register-passed signature, in their own file so no call is inlined. */
 #include "contract_targets.h"
 
 #include <stdarg.h>

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Tests (shared by the perf-output Check suites): reading whole files,
+ * temporary directories, what the process has mapped and open. */
 #include "perf_test_util.h"
 
 #include <dirent.h>

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Tests (read layer's second opinion): the rule table of one FDE as
+ * `readelf --debug-dump=frames-interp` prints it (readelf_rows.h). */
 #include "readelf_rows.h"
 
 #include <inttypes.h>

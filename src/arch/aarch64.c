@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* AArch64, AAPCS64 (Linux).
+/* Arch layer: AArch64, AAPCS64 (Linux).
  *
  * Arguments arrive in x0-x7 and v0-v7, x8 carries the indirect result
  * (struct-return) address, variadic calls use the same registers: the

@@ -7,6 +7,17 @@
 #include <errno.h>
 #include <stdbool.h>
 
+/* A field added to struct pt_arch must be checked here (or marked optional
+ * in table.h) and removed in turn by tests/check_emitter.c's
+ * tables_lack_no_field: this size stops the build until the new size is
+ * written here, so the list of checks cannot silently fall behind the
+ * struct (152 bytes on every LP64 ABI perftramp has a table for). */
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct pt_arch) == 152,
+               "struct pt_arch changed: check the new field in pt_arch_check() and in check_emitter's "
+               "tables_lack_no_field, then update this size");
+#endif
+
 static int fail(const char **why, const char *reason)
 {
     if (why)

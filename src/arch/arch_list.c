@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The built-in architecture tables.  Adding an architecture: one file in
+/* Arch layer: the built-in architecture tables.  Adding an architecture: one file in
  * src/arch/, one line in each list below (see docs/porting.md). */
 #include "arch/table.h"
 

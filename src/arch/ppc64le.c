@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ppc64le, 64-bit ELF V2 ABI (OpenPOWER ELFv2 ABI 1.4).
+/* Arch layer: ppc64le, 64-bit ELF V2 ABI (OpenPOWER ELFv2 ABI 1.4).
  *
  * Arguments arrive in r3-r10, f1-f13 and v2-v13; a hidden struct-return
  * pointer travels in r3: the trampoline touches none of them.  It uses

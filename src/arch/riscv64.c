@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* RISC-V 64 (RV64GC), LP64D psABI (Linux).
+/* Arch layer: RISC-V 64 (RV64GC), LP64D psABI (Linux).
  *
  * Arguments arrive in a0-a7 and fa0-fa7, struct returns come back in
  * a0/a1, fa0/fa1 or through a hidden pointer in a0; variadic calls use

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* s390x, z/Architecture ELF ABI (s390x ELF ABI Supplement 1.6).
+/* Arch layer: s390x, z/Architecture ELF ABI (s390x ELF ABI Supplement 1.6).
  *
  * Arguments arrive in r2-r6 and f0/f2/f4/f6; results come back in r2 and
  * f0; a hidden struct-return pointer travels in r2: the trampoline

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* x86-64, System V ABI.
+/* Arch layer: x86-64, System V ABI.
  *
  * Arguments arrive in rdi rsi rdx rcx r8 r9 and xmm0-7, %al counts vector
  * registers for variadic calls, rdi carries a hidden struct-return

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* x86-64, System V ABI, with a direct call: the variant of x86_64.c for a
+/* Arch layer: x86-64, System V ABI, with a direct call: the variant of x86_64.c for a
  * target within +-2 GiB of the trampoline (PERFTRAMP_NEAR_CALLS).
  *
  * `call rel32` (E8 cd) reaches [end of the call - 2^31, + 2^31 - 1]; its

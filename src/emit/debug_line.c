@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* DWARF 2 compile units and line programs for one source position per
+/* Emit layer: DWARF 2 compile units and line programs for one source position per
  * code range (emit/debug_line.h has the format references). */
 #include "emit/debug_line.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Serializes the headers of a file-backed ELF arena (emit/elf_so.h).
+/* Emit layer: serializes the headers of a file-backed ELF arena (emit/elf_so.h).
  * Constants: System V gABI (ET_DYN 3, PT_LOAD 1, PT_NOTE 4, SHT_* values,
  * STB_GLOBAL 1 / STT_FUNC 2), PT_GNU_EH_FRAME 0x6474e550 (LSB 5.0),
  * NT_GNU_BUILD_ID 3 (binutils include/elf/common.h). */

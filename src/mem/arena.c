@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Code memory: arenas of executable memory (codemem.h: libffi closures or
+/* Mem layer: code memory: arenas of executable memory (codemem.h: libffi closures or
  * perftramp's own double mapping), cut into fixed-stride slots.  Freed
  * slots go on an intrusive free list (the link lives in the freed slot's
  * tag word, behind a trap instruction). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* perftramp's own code memory, for when libffi's closures are not code we
+/* Mem layer: perftramp's own code memory, for when libffi's closures are not code we
  * can write (static trampolines): the same pages mapped twice, once
  * read-write and once read-execute, so no page is ever writable and
  * executable at one address.  Three ways to get pages that can be mapped

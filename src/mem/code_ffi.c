@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Code memory from libffi closures: perftramp's first choice, because
+/* Mem layer: code memory from libffi closures: perftramp's first choice, because
  * libffi already knows how this system wants executable memory made
  * (one RWX mapping, or an RW and an RX view of one file on hardened
  * systems).

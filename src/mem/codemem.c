@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Which code memory this process uses: libffi's closures when they are
+/* Mem layer: which code memory this process uses: libffi's closures when they are
  * code we can write, else perftramp's own double mapping.  Decided once,
  * at the first block, because the answer is a property of the libffi the
  * process loaded: it cannot change while the process runs (nor across

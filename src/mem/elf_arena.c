@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* File-backed ELF arenas (mem/elf_arena.h): one shared object per arena,
+/* Mem layer: file-backed ELF arenas (mem/elf_arena.h): one shared object per arena,
  * executed from a MAP_SHARED mapping of the file, written through a second
  * view of it mapped above the executable one. */
 #include "config.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The directory of the ELF arenas: chosen, created and checked like the
+/* Mem layer: the directory of the ELF arenas: chosen, created and checked like the
  * perf map's place (never through a symlink, never someone else's), and
  * cleaned of the files of processes that are gone. */
 #include "config.h"

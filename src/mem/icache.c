@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Cache maintenance, written out per architecture instead of left to
+/* Mem layer: cache maintenance, written out per architecture instead of left to
  * __builtin___clear_cache, which does not do it everywhere (checked with
  * GCC 12 and clang 14, Debian 12): on ppc64le GCC emits nothing and clang
  * calls libgcc's __clear_cache, an empty function there; on riscv64 clang

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Pre-faulting a new arena's pages in one system call.
+/* Mem layer: pre-faulting a new arena's pages in one system call.
  *
  * A trampoline is ~32 bytes of code plus ~24 of in-arena FDE, so an arena
  * filled page by page takes one page fault every few dozen wraps; in a VM

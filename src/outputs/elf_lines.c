@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_ELF: a trampoline's source position (perftramp_wrap_at) in
+/* Outputs layer, PERFTRAMP_ELF: a trampoline's source position (perftramp_wrap_at) in
  * its ELF arena's .debug_info and .debug_line, so that addr2line and
  * perf's srcline turn its addresses into file:line.  Like .symtab, read
  * at report time: a line written after the code started running counts.

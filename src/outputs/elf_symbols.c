@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_ELF: a trampoline's name in its ELF arena's .symtab.  perf
+/* Outputs layer, PERFTRAMP_ELF: a trampoline's name in its ELF arena's .symtab.  perf
  * reads .symtab at report time, so a name written after the code started
  * running (even after perf started recording) still names its samples.
  * Names use the perf map's policy (perf_name.h: control bytes escaped,

@@ -110,8 +110,7 @@ int pt_gdb_open(struct pt_gdb **out, const struct pt_slots *slots)
  * PERFTRAMP_NEAR_CALLS, which never reads the word). */
 static bool slot_calls_through_word(const struct pt_gdb_arena *s, size_t index)
 {
-    const uint8_t *call = pt_slot_w(s->slots, s->arena, index) + lazy_ret_off - 6;
-    return call[0] == 0xff && call[1] == 0x15;
+    return pt_gdb_lazy_slot_calls(pt_slot_w(s->slots, s->arena, index), lazy_ret_off);
 }
 
 static uint64_t *target_word(const struct pt_gdb_arena *s, size_t index)

@@ -78,6 +78,11 @@ bool pt_gdb_lazy_layout(const struct pt_layout *l, size_t *ret_off)
     }
     return false;
 }
+
+bool pt_gdb_lazy_slot_calls(const uint8_t *slot, size_t ret_off)
+{
+    return ret_off >= 6 && slot[ret_off - 6] == 0xff && slot[ret_off - 5] == 0x15;
+}
 #else
 uintptr_t pt_gdb_lazy_stub_addr(void)
 {
@@ -87,6 +92,13 @@ uintptr_t pt_gdb_lazy_stub_addr(void)
 bool pt_gdb_lazy_layout(const struct pt_layout *l, size_t *ret_off)
 {
     (void)l;
+    (void)ret_off;
+    return false;
+}
+
+bool pt_gdb_lazy_slot_calls(const uint8_t *slot, size_t ret_off)
+{
+    (void)slot;
     (void)ret_off;
     return false;
 }

@@ -30,6 +30,11 @@
  * of the return address that call pushes, from the slot's start. */
 bool pt_gdb_lazy_layout(const struct pt_layout *l, size_t *ret_off);
 
+/* Whether the bytes of one written slot hold that call, ending at
+ * ret_off (pt_gdb_lazy_layout's): a slot written from a direct-call
+ * variant does not. */
+bool pt_gdb_lazy_slot_calls(const uint8_t *slot, size_t ret_off);
+
 /* The stub's address, 0 where there is none. */
 uintptr_t pt_gdb_lazy_stub_addr(void);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
+/* Outputs layer, PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
  * docs/facts.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
  * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_PERF_MAP: /tmp/perf-<pid>.map, one "START SIZE name\n" line
+/* Outputs layer, PERFTRAMP_PERF_MAP: /tmp/perf-<pid>.map, one "START SIZE name\n" line
  * per trampoline (hex, no 0x: the format perf's map parser reads).
  *
  * Each line goes to the kernel in ONE write() on an O_APPEND fd: nothing

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PERFTRAMP_UNWIND: hands each arena's .eh_frame (built by arena.c at the
+/* Outputs layer, PERFTRAMP_UNWIND: hands each arena's .eh_frame (built by arena.c at the
  * arena's end, so pcrel|sdata4 pointers reach the code) to every in-process
  * unwinder the process has:
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Live code mappings in time order (jitdump_maps.h): a treap of live LOADs
+/* Read layer: live code mappings in time order (jitdump_maps.h): a treap of live LOADs
  * keyed by code address (their code ranges never overlap: a LOAD whose code
  * lands on live code replaces it), fed from a min-heap that restores time
  * order within a window. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* jitdump records: decoding, a reader over a dump in memory, and the perf
+/* Read layer: jitdump records: decoding, a reader over a dump in memory, and the perf
  * versions some rules depend on.  Format facts: tools/perf/util/jitdump.h
  * (header, prefix, records), jitdump.c (how perf inject consumes them).
  * The checks themselves: jitdump_validate.c. */

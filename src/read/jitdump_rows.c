@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Row by row checks of a jitdump LOAD's unwinding info (jitdump_rows.h).
+/* Read layer: row by row checks of a jitdump LOAD's unwinding info (jitdump_rows.h).
  * The rules are decoded by src/read/eh_decode.c; the rules a built-in
  * table promises are the ones the emitter writes into every perftramp dump
  * (pt_eh_jitdump_blob), decoded by that same decoder: one semantics. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Bounded key sets for the jitdump validator (jitdump_seen.h): open
+/* Read layer: bounded key sets for the jitdump validator (jitdump_seen.h): open
  * addressing, linear probing, grown by doubling up to the bound. */
 #include "read/jitdump_seen.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The streaming jitdump validator (jitdump_reader.h).  It reads a dump the
+/* Read layer: the streaming jitdump validator (jitdump_reader.h).  It reads a dump the
  * way perf inject does (tools/perf/util/jitdump.c: jit_open, then
  * jit_get_next_entry record by record until a read fails) and grades each
  * finding by its effect on perf.  Facts it relies on:

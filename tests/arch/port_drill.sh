@@ -7,8 +7,12 @@
 # already for a machine that has a table), rebuilds what they touch (make
 # reruns automake for mk/arch.am) and runs, with the new table as the host
 # table, the reference (tests/check_reference), contract
-# (tests/check_contract), boundary (tests/check_boundaries) and publish
-# (tests/check_dynamic) proofs.  Prints
+# (tests/check_contract, tests/arch/run_foreign.sh for the new table),
+# boundary (tests/check_boundaries, run_foreign.sh) and publish
+# (tests/check_dynamic, run_foreign.sh) proofs; tests/proof_summary.sh must
+# find every row step 5 added proven.  Then the new table loses one required
+# field (.dwarf_regs): perftramp_open must refuse it (EINVAL, examples/hello)
+# and `perftramp arch` call it BROKEN TABLE.  Prints
 #   PROOF: arch.port-drill proven|failed|not-run <detail>
 # It reuses the built objects, so only the new table, arch_list.c and the
 # links are rebuilt: it needs an in-tree build (srcdir = builddir) and
@@ -57,10 +61,13 @@ grep -q "pt_arch_find(\"$new\")" src/arch/arch_list.c || fail "no pt_arch_host()
 printf 'libperftramp_core_la_SOURCES += src/arch/%s.c\nEXTRA_DIST += tests/ref/%s.S\n' "$new" "$new" >> mk/arch.am
 # 4. the reference object
 sed "s/perftramp_ref_$host\\b/perftramp_ref_$new/g" "tests/ref/$host.S" > "tests/ref/$new.S"
-# 5. the proof rows
-for id in reference-clang reference-gas; do
-    printf 'arch.%s.%s tests/check_reference - required\n' "$new" "$id" >> tests/proofs.expected
-done
+# 5. the proof rows: the host table's, renamed (same tests, same counts),
+# and the frameless publish of run_foreign.sh
+sed -n "s/^arch\\.$host\\.\\(reference-clang\\|reference-gas\\|executed\\|unwound\\|every-boundary\\) /arch.$new.\\1 /p" \
+    tests/proofs.expected > "$work/rows"
+printf 'publish.frameless-%s tests/arch/run_foreign.sh - required\n' "$new" >> "$work/rows"
+[ "$(wc -l < "$work/rows")" -eq 6 ] || fail "step 5: tests/proofs.expected has not the 5 arch.$host.* rows to copy"
+cat "$work/rows" >> tests/proofs.expected
 
 # rebuild what the steps touched: make reruns automake (mk/arch.am) and
 # config.status, compiles the new table and arch_list.c, relinks
@@ -70,21 +77,50 @@ make -s $progs > "$work/make.log" 2>&1 || { tail -n 30 "$work/make.log"; fail "t
 grep -q "src/arch/$new.c" Makefile.in || fail "automake did not take the table from mk/arch.am"
 t1=$(date +%s)
 
+# the tests, as make check runs them (a .log and a .trs each), with the new
+# table as the host table; run_foreign.sh for the new table only (natively:
+# it exits 77, no foreign machine ran, which is not a failure here)
 export PT_SRCDIR="$tree" PT_BUILDDIR="$tree" PT_HOST_ARCH="$new"
 bad=
-proof() { # test, proof id, what
-    grep -q "^PROOF: $2 proven" "$work/$(basename "$1").out" || bad="$bad $3"
+logs=
+run_one() { # test [command...]
+    t=$1; shift
+    "$@" > "$t.log" 2>&1
+    rc=$?
+    case $rc in 0) r=PASS ;; 77) r=SKIP ;; *) r=FAIL ;; esac
+    echo ":test-result: $r" > "$t.trs"
+    logs="$logs $t.log"
+    grep -E '^(PROOF|FAIL|SKIP)|[0-9]+%:|[Ee]rror' "$t.log" | head -n 20 | sed "s|^|# $(basename "$t"): |"
+    case $r in FAIL) bad="$bad $(basename "$t")" ;; esac
 }
 for t in $progs; do
-    ./$t > "$work/$(basename "$t").out" 2>&1 || bad="$bad $(basename "$t")"
-    sed "s|^|# $(basename "$t"): |" "$work/$(basename "$t").out" | grep -E 'PROOF|[0-9]+%|FAIL|[Ee]rror' | head -n 20
+    run_one "$t" "./$t"
 done
-proof tests/check_reference "arch.$new.reference-clang" reference-clang
-proof tests/check_reference "arch.$new.reference-gas" reference-gas
-proof tests/check_boundaries unwind.single-step boundaries
-# tests/check_dynamic's frameless function is x86-64 code
-[ "$host" != x86_64 ] || proof tests/check_dynamic publish.frameless-x86_64 publish
+run_one tests/arch/run_foreign.sh env PT_ARCHES="$new" PT_ARCH_JOBS=1 CI= sh tests/arch/run_foreign.sh
+# shellcheck disable=SC2086
+PERFTRAMP_ALL_PROOFS=0 sh tests/proof_summary.sh --expected tests/proofs.expected --full no $logs > "$work/summary" 2>&1
+# every row step 5 added, proven by the test it names (with its count)
+while read -r id _; do
+    row=$(awk -v id="$id" '$1 == id { print; exit }' "$work/summary")
+    echo "# summary: ${row:-$id: no row}"
+    case $row in *" proven "*) ;; *) bad="$bad $id" ;; esac
+done < "$work/rows"
+for id in unwind.single-step $( [ "$host" != x86_64 ] || echo publish.frameless-x86_64 ); do
+    grep -q "^ *$id  *proven " "$work/summary" || bad="$bad $id"
+done
 t2=$(date +%s)
 [ -z "$bad" ] || fail "table $new added by the guide's steps:$bad"
-echo "PROOF: arch.port-drill proven table $new added by docs/porting.md's steps 1-5: reference (clang, gas), contract, every boundary, publish hold for it as the host table (rebuild $((t1 - t0))s, tests $((t2 - t1))s)"
+
+# and a table that lacks a required field is refused when a context
+# opens, not at a publish later: the drill's table without .dwarf_regs
+sed -i '/^ *\.dwarf_regs *=/d' "src/arch/$new.c"
+make -s examples/hello tools/perftramp > "$work/make2.log" 2>&1 || { tail -n 30 "$work/make2.log"; fail "the copy without .dwarf_regs does not build"; }
+./examples/hello > "$work/hello.out" 2>&1 && fail "perftramp_open accepted the table $new without .dwarf_regs"
+grep -q '^perftramp_open: Invalid argument$' "$work/hello.out" ||
+    { cat "$work/hello.out"; fail "examples/hello without .dwarf_regs: not EINVAL at perftramp_open"; }
+./tools/perftramp arch > "$work/arch.out" 2>&1
+grep -q "^$new .*BROKEN TABLE: table has no .dwarf_regs" "$work/arch.out" ||
+    { cat "$work/arch.out"; fail "perftramp arch does not call the table without .dwarf_regs broken"; }
+echo "# without .dwarf_regs: $(cat "$work/hello.out"); perftramp arch: $(grep "^$new " "$work/arch.out")"
+echo "PROOF: arch.port-drill proven table $new added by docs/porting.md's steps 1-5: its 6 proof rows (reference clang and gas, executed, unwound, every boundary, frameless publish) proven, and contract, single step, publish hold for it as the host table; without .dwarf_regs it is refused at perftramp_open (EINVAL) and by perftramp arch (rebuild $((t1 - t0))s, tests $((t2 - t1))s)"
 exit 0
