@@ -20,7 +20,7 @@ archs=$("$PT" arch | awk '{print $1}')
 # Names come from readelf -wf ("r6 (rbp)"); "ra" is the CIE's column.
 normalize() {
     obj=$1
-    { readelf -wf "$obj" | sed 's/^/RAW /'; readelf -wF "$obj"; } | awk '
+    { LC_ALL=C readelf -W -wf "$obj" | sed 's/^/RAW /'; LC_ALL=C readelf -W -wF "$obj"; } | awk '
     function hex(s,   v, i, c) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); if (!c) break; v = v * 16 + c - 1 } return v }
     function num(n) { if (n in map) return map[n]; if (n ~ /^r[0-9]+$/) return substr(n, 2) + 0; return "?" n }
     /^RAW / {

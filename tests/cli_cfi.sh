@@ -15,11 +15,11 @@
 set -u
 : "${PT_BUILDDIR:=.}"
 PT=$PT_BUILDDIR/tools/perftramp
-proof=not-run why=""
+proof=failed why="the test stopped before this part" # unreached: failed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-cfi-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"; echo "PROOF: cli.cfi $proof $why"' EXIT
 [ -x "$PT" ] || { proof=failed why="$PT not built"; echo "FAIL: $PT not built"; exit 1; }
-command -v readelf >/dev/null 2>&1 || { why="readelf is not installed"; echo "SKIP: $why"; exit 77; }
+command -v readelf >/dev/null 2>&1 || { proof=not-run why="readelf is not installed"; echo "SKIP: $why"; exit 77; }
 
 cat > "$tmp/f.c" <<'C'
 int g(int);
@@ -60,7 +60,7 @@ check() {
     start=$(sed -n 's|^/\* FDE at .*: pc 0x\([0-9a-f]*\)\.\..*|\1|p' "$tmp/out")
     sed -n 's/.*\.offset = \([0-9]*\), .*/\1/p' "$tmp/out" | sort -un |
         while read -r o; do printf '%x\n' $((0x$start + o)); done > "$tmp/got_locs"
-    readelf -wF "$tmp/f.so" | awk -v s="$start" '
+    LC_ALL=C readelf -W -wF "$tmp/f.so" | awk -v s="$start" '
         /FDE/ { on = 0; p = $0; sub(/.*pc=0*/, "", p); sub(/\.\..*/, "", p); if (p == s) on = 1; next }
         on && /^[0-9a-f]+ / { n++; if (n > 1) { l = $1; sub(/^0+/, "", l); print l } }
     ' > "$tmp/want_locs"
@@ -83,7 +83,7 @@ if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
 else
     echo "note: aarch64-linux-gnu-gcc not installed: aarch64 not compared"
 fi
-[ "$ran" -gt 0 ] || { why="no compiler for a table here"; echo "SKIP: $why"; exit 77; }
+[ "$ran" -gt 0 ] || { proof=not-run why="no compiler for a table here"; echo "SKIP: $why"; exit 77; }
 
 # bad input: clear errors, no crash
 expect() { # exit-status message-regex args...

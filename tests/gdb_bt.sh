@@ -29,8 +29,9 @@
 # Also checks libperftramp.so has __jit_debug_* in its symbol table.
 set -u
 : "${PT_BUILDDIR:=.}"
-proof_gdb="not-run" proof_hidden="not-run"
-why_gdb="" why_hidden=""
+# unreached: failed (gdb_need says not-run itself when gdb is missing)
+proof_gdb="failed" proof_hidden="failed"
+why_gdb="the test stopped before this part" why_hidden="the test stopped before this part"
 proofs() {
     echo "PROOF: output.gdb $proof_gdb $why_gdb"
     echo "PROOF: gdb.hidden-rbp $proof_hidden $why_hidden"

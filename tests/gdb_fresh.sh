@@ -20,7 +20,8 @@
 #    them).
 set -u
 : "${PT_BUILDDIR:=.}"
-fresh="not-run" attach="not-run" why_fresh="" why_attach=""
+# unreached: failed (gdb_need says not-run itself when gdb is missing)
+fresh="failed" attach="failed" why_fresh="the test stopped before this part" why_attach="the test stopped before this part"
 proofs() {
     echo "PROOF: gdb.fresh-trampoline $fresh $why_fresh"
     echo "PROOF: gdb.attach $attach $why_attach"

@@ -6,7 +6,9 @@
 #   gdb_batch ARG... gdb in batch mode, no .gdbinit, debuginfod and paging
 #                    off, stderr with stdout, under libtool --mode=execute (a
 #                    program linked to the uninstalled library finds it)
-#   frame_names      bt's frame lines on stdin -> "N name" per line
+#   frame_names      bt's frame lines on stdin -> "N name" per line (the
+#                    name may hold spaces; tests/perf_parsers.sh checks it on
+#                    tests/samples/gdb-bt.txt)
 # LeakSanitizer cannot run under ptrace: a sanitizer build's leak check is
 # off in the programs these tests start under gdb.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -26,5 +28,16 @@ gdb_batch() {
 }
 
 frame_names() {
-    sed -n 's/^#\([0-9]*\) .* in \([^ ]*\) (.*/\1 \2/p; s/^#\([0-9]*\)  *\([^ ]*\) (.*/\1 \2/p'
+    # gdb prints a frame as "#N  [0xADDR in ]NAME (ARGS)[ at FILE:LINE | from LIB]"
+    # (batch mode: no width, no wrapping).  NAME may hold spaces (C++
+    # templates, "(anonymous namespace)::f", py::f:/a dir/w.py) but never
+    # " (": the args open at the first " (" past NAME's first character.
+    # Lines without args ("#1  <signal handler called>") are no frame name.
+    awk '/^#[0-9]+ / {
+        n = substr($1, 2); s = $0
+        sub(/^#[0-9]+ +/, "", s)
+        sub(/^0x[0-9a-f]+ in /, "", s)
+        i = index(substr(s, 2), " (")
+        if (i > 0) print n, substr(s, 1, i)
+    }'
 }

@@ -11,7 +11,7 @@
 #     jit::frameless (gdb unwinds it with the rows we gave it)
 set -u
 : "${PT_BUILDDIR:=.}"
-proof="not-run" why=""
+proof="failed" why="the test stopped before this part" # unreached: failed
 proofs() { echo "PROOF: publish.gdb $proof $why"; }
 # shellcheck source=tests/gdb_lib.sh
 . "${PT_SRCDIR:-.}/tests/gdb_lib.sh"
@@ -20,7 +20,7 @@ prog="$PT_BUILDDIR/tests/gdb_publish_prog"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 if "$prog" live >/dev/null 2>&1; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 77 ]; then
-    why="the frameless function is x86-64's (host: ${PT_HOST_ARCH:-?}); tests/arch runs the others"
+    proof=not-run why="the frameless function is x86-64's (host: ${PT_HOST_ARCH:-?}); tests/arch runs the others"
     proofs; echo "SKIP: $why"; exit 77
 fi
 [ "$rc" -eq 0 ] || { echo "FAIL: $prog live exits $rc outside gdb"; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The tests' readers of `perf script` text, on recorded output in every
-# layout perf 6.1 prints (tests/samples/perf-script-*.txt: recorded here,
+# The tests' readers of `perf script` text and of gdb's bt, on recorded
+# output in every layout perf 6.1 and gdb 13 print (tests/samples/perf-script-*.txt: recorded here,
 # then edited into the other layouts):
 #   - the time padded to 5 digits (" 539.864367:", a machine up < 10,000 s),
 #     unpadded (6 digits), with --ns (9 digits after the point);
@@ -31,7 +31,7 @@ check "python_stacks, 6-digit seconds" "$want" \
 # chain_stats.awk (perf_e2e.sh, elf_perf.sh, tcc.sh), -F comm,ip,sym,symoff,dso
 chain="pt_eval py::inner pt_eval py::middle pt_eval py::outer pt_eval py::main main"
 for f in perf-script-chains perf-script-chains-layouts; do
-    got=$(awk -v want="$chain" -v want_dso='perf-21755\.map' -f "$S/chain_stats.awk" "$D/$f.txt" | sort | tr '\n' ';')
+    got=$(awk -v want="$chain" -v want_dso='perf-21755[.]map' -f "$S/chain_stats.awk" "$D/$f.txt" | sort | tr '\n' ';')
     check "chain_stats, $f" "  +0x4c 1/2;  +0x53 1/1;3 2 0 0 0;" "$got"
     got=$(awk -v want="$chain" -v want_dso='jitted-' -v brief=1 -f "$S/chain_stats.awk" "$D/$f.txt")
     check "chain_stats, $f, py:: frames in another dso" "3 0 0 0 0" "$got"
@@ -57,8 +57,23 @@ perf_workload|98765|98765|123456123456789|11|pt_eval+0x4c|[unknown]
 long 272 /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30
 a b c|123456|123456|12345500000000|10|copy_mc_enhanced_fast_string+0x6|[unknown]" "$got"
 
+# tiny_stats.awk (tiny_perf.sh), -F ip,sym: recorded (the header is an
+# empty line), and edited into headers with a padded time, 7-digit pids, a
+# comm with spaces, dsos with spaces, one chain cut below the evaluator
+check "tiny_stats, -F ip,sym" "20 20" "$(awk -f "$S/tiny_stats.awk" "$D/perf-script-tiny.txt")"
+check "tiny_stats, headers and dsos" "20 19" "$(awk -f "$S/tiny_stats.awk" "$D/perf-script-tiny-layouts.txt")"
+
+# gdb_lib.sh's frame_names (gdb_bt, gdb_fresh, gdb_publish, gdb_foreign_jit):
+# gdb 13's bt in batch mode, frames with and without an address, #10 and
+# up, C++ names with spaces, "(anonymous namespace)::", a signal handler
+# frame, "from LIB" with a space, ?? and py:: names whose path has spaces
+
+# shellcheck source=tests/gdb_lib.sh
+. "$S/gdb_lib.sh"
+check "gdb_lib.sh frame_names, gdb bt" "$(cat "$D/gdb-bt.expected")" "$(frame_names < "$D/gdb-bt.txt")"
+
 if [ "$ok" = "$n" ]; then
-    echo "PROOF: tests.perf-parsers proven layouts $ok/$n (time padded, unpadded, --ns; pids of 4-7 digits; comm with spaces; dso paths with spaces; long symbols; [unknown])"
+    echo "PROOF: tests.perf-parsers proven layouts $ok/$n (perf script: time padded, unpadded, --ns; pids of 4-7 digits; comm with spaces; dso paths with spaces; long symbols; [unknown]; -F ip,sym; gdb bt: names with spaces, #10+, signal frames, from LIB)"
     exit 0
 fi
 echo "PROOF: tests.perf-parsers failed layouts $ok/$n"

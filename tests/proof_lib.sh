@@ -4,7 +4,7 @@
 #   prove ID proven|failed|not-run "detail"   record one outcome
 #   print_proofs                              one PROOF line per id (call it
 #                                             from the EXIT trap: an id the
-#                                             test never reached says so)
+#                                             test never reached: failed)
 #   skip "reason"                             every unrecorded id not-run, exit 77
 #   bad "what"                                a failed check; the others still run
 # shellcheck shell=bash
@@ -14,7 +14,9 @@ prove() { proof[$1]=$2; why[$1]=$3; }
 print_proofs() {
     local id
     for id in $PROOF_IDS; do
-        echo "PROOF: $id ${proof[$id]:-not-run} ${why[$id]:-the test stopped before this part}"
+        # an id the test never reached failed: only skip (a missing tool,
+        # a property of the machine) says not-run, with its reason
+        echo "PROOF: $id ${proof[$id]:-failed} ${why[$id]:-the test stopped before this part}"
     done
 }
 skip() {

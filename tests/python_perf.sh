@@ -79,11 +79,18 @@ perf_fp() {
     # a run that measured nothing fails, whatever the build: the build flags
     # may excuse incomplete stacks, never the absence of samples
     [ "$n" -ge 100 ] || fail "only $n samples inside the workload's window"
-    if ! "$PYTHON" -c 'import sys, sysconfig
-sys.exit("no-omit-frame-pointer" not in (sysconfig.get_config_var("PY_CORE_CFLAGS") or ""))'; then
+    # the build's frame pointers, from its compiler flags alone: the last
+    # -f[no-]omit-frame-pointer of CFLAGS, PY_CFLAGS, PY_CORE_CFLAGS
+    # (gcc's default at -O2 omits them)
+    fpflags=$("$PYTHON" -c 'import sysconfig
+v = " ".join(sysconfig.get_config_var(k) or "" for k in ("CFLAGS", "PY_CFLAGS", "PY_CORE_CFLAGS")).split()
+f = [x for x in v if x in ("-fno-omit-frame-pointer", "-fomit-frame-pointer")]
+print(f[-1] if f else "none")') || fail "sysconfig of $PYTHON cannot be read"
+    echo "frame pointers in the build flags: $fpflags"
+    if [ "$fpflags" != -fno-omit-frame-pointer ]; then
         # what dwarf mode gave on the same build (perf_dwarf's run)
         cp "$pt_top/$PYVER.dwarf.stat" dw.stat 2> /dev/null && dw="; dwarf mode with jitdump: $(stat dw complete) of $(($(stat dw samples) - $(stat dw stuck))) ($(stat dw complete_pct)%)"
-        not_applicable "CPython built without frame pointers (CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
+        not_applicable "CPython built without frame pointers (its sysconfig flags: $fpflags; CPython's own fp test skips too): fp mode gave $complete of $n samples ($pct%) complete, $named named${dw:-}"
     fi
     [ $((complete * 10)) -ge $((n * 9)) ] || fail "$complete of $n samples ($pct%) show the complete chain in fp mode, < 90%"
     proven "$complete of $n samples ($pct%) complete (perf map, --call-graph fp)"

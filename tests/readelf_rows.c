@@ -11,8 +11,24 @@
 int readelf_fde_rows(const char *readelf, const char *path, uint64_t pc_begin, struct re_table *t, char *err,
                      size_t errlen)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --debug-dump=frames-interp '%s' 2>&1", readelf, path);
+    /* --wide and the C locale: the rows as readelf prints them for machines
+     * (no wrapped or translated lines); the path quoted for sh, whatever
+     * it holds (a TMPDIR with spaces or quotes). */
+    char quoted[2048];
+    size_t q = 0;
+    quoted[q++] = '\'';
+    for (const char *c = path; *c && q + 5 < sizeof quoted; c++) {
+        if (*c == '\'') {
+            memcpy(quoted + q, "'\\''", 4);
+            q += 4;
+        } else {
+            quoted[q++] = *c;
+        }
+    }
+    quoted[q++] = '\'';
+    quoted[q] = '\0';
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "LC_ALL=C %s --wide --debug-dump=frames-interp %s 2>&1", readelf, quoted);
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(err, errlen, "cannot run %s", cmd);

@@ -101,29 +101,9 @@ fn outer(k) { t = 0; j = 0; while (j < k) { t = t + middle(1000); j = j + 1; } r
 x = 0;
 while (1) { x = x + outer(100); }
 T
-# complete_stats < perf script -F ip,sym: "evaluator-samples complete".
-# A sample whose leaf frame is one of the evaluator's functions runs under
-# tiny::<main>; complete = its chain names tiny::leaf or tiny::outer or
-# tiny::middle or tiny::<main> and reaches main.
-complete_stats() {
-    awk '
-        function finish() {
-            if (n > 0 && sym[1] ~ /^(exec|eval|binop|call|eval_function|entry_of)$/) {
-                hot++
-                if (has_tramp && has_main) complete++
-            }
-            n = 0; has_tramp = 0; has_main = 0
-        }
-        /^$/ { finish(); next }
-        /^[ \t]/ {
-            n++; sym[n] = $2; sub(/\+0x[0-9a-f]+$/, "", sym[n])
-            if (sym[n] ~ /^tiny::/) has_tramp = 1
-            if (sym[n] == "main") has_main = 1
-            next
-        }
-        { finish() }
-        END { finish(); printf "%d %d\n", hot, complete + 0 }'
-}
+# complete_stats < perf script -F ip,sym: "evaluator-samples complete"
+# (tests/tiny_stats.awk, checked on recorded layouts by tests/perf_parsers.sh).
+complete_stats() { awk -f "$S/tests/tiny_stats.awk"; }
 start_tiny() {
     PERFTRAMP_SIGNAL=USR2 PERFTRAMP=$1 "$TINY" "$tmp/forever.tiny" >"$tmp/forever.out" 2>"$tmp/forever.err" &
     bg=$!

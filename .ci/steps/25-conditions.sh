@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The suite in the conditions people build in, on a representative part
+# (the perf readers, perf/gdb end to end, Python under perf, fork, the CLI):
+#   1. as a normal user (ptuser, in a second group for env_secure) in a clone
+#      they own, with kernel.perf_event_paranoid as the machine has it;
+#   2. with one CPU kept busy by a nice'd loop, a TMPDIR with a long path and
+#      a space, under LANG=de_DE.UTF-8 if that locale exists (else C.UTF-8).
+# A few minutes on 2 cores.  See docs/testing.md, "Conditions".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$(date +%s)
+SUB='tests/perf_parsers.sh tests/perf_e2e.sh tests/python_perf.sh tests/tiny_perf.sh tests/cli_check.sh
+tests/check_fork_lazy tests/check_perfmap tests/gdb_bt.sh tests/env_secure.sh'
+SUB=$(echo $SUB)
+
+# 1. a normal user
+id ptuser > /dev/null 2>&1 || useradd -m -s /bin/bash ptuser
+usermod -aG users ptuser
+su - ptuser -c 'git config --global --add safe.directory "*"'
+src=$(pwd)
+su - ptuser -c "rm -rf ~/pt && git clone -q '$src' ~/pt && cd ~/pt &&
+    (autoreconf -fi && ./configure --enable-werror && make -j2) > ~/build.log 2>&1 &&
+    CI=true make check TESTS='$SUB'" || { echo "25-conditions: FAIL as a normal user"; exit 1; }
+echo "25-conditions: as ptuser: pass ($(( $(date +%s) - start ))s)"
+
+# 2. a busy CPU, a long TMPDIR with a space, a foreign locale
+t=$(date +%s)
+loc=C.UTF-8
+locale -a 2> /dev/null | grep -qi '^de_DE\.utf-\?8$' && loc=de_DE.UTF-8
+tmp="/tmp/pt ci conditions/$(printf 'segment-%02d/' 1 2 3 4 5 6 7 8 9 10)with space"
+mkdir -p "$tmp"
+nice -n 19 sh -c 'while :; do :; done' &
+busy=$!
+trap 'kill $busy 2> /dev/null; rm -rf "/tmp/pt ci conditions"' EXIT
+env -u LC_ALL LANG=$loc TMPDIR="$tmp" CI=true make check TESTS="$SUB"
+echo "25-conditions: busy CPU, TMPDIR of ${#tmp} characters with spaces, LANG=$loc: pass ($(( $(date +%s) - t ))s)"
+echo "25-conditions: $(( $(date +%s) - start ))s"
