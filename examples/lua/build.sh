@@ -5,14 +5,14 @@
 # applied with `patch -p1`, perftramp_lua.c compiled in, linked against
 # this build's libperftramp.so.  Same flags as the cached unpatched
 # interpreter, so `make bench` compares like with like.
-#   examples/lua/build.sh [OUTDIR]   (default $PT_BUILDDIR/examples/lua)
+#   examples/lua/build.sh [OUTDIR]   (default $PT_BUILDDIR/examples/lua/_build: tests/license.sh skips _build)
 # Prints two lines: "patched PATH" and "unpatched PATH".  Does nothing when
 # OUTDIR/lua is newer than its inputs.  Exit 1 with a message when it fails;
 # exit 2 when the Lua source cannot be had (the tests then SKIP).
 set -eu
 S=$(cd "${PT_SRCDIR:-$(dirname "$0")/../..}" && pwd)
 B=$(cd "${PT_BUILDDIR:-$S}" && pwd)
-out=${1:-$B/examples/lua}
+out=${1:-$B/examples/lua/_build}
 CC=${PT_CC:-cc}
 if [ -z "${PT_LUA_PREFIX:-}" ]; then
     if [ "$(id -u)" -eq 0 ]; then PT_LUA_PREFIX=/opt/perftramp-lua
