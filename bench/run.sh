@@ -125,6 +125,10 @@ if [ -f "$src/bench/python_overhead.sh" ]; then
     # shellcheck disable=SC2046
     stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 3)
 fi
+# the Lua 5.4 port (examples/lua): patched vs unpatched, same run
+keys="$keys lua_off_vs_unpatched lua_perfmap_vs_off"
+# shellcheck disable=SC2046
+PT_SRCDIR=$src PT_BUILDDIR=$build stage lua_overhead 600 bash "$src/bench/lua_overhead.sh" $([ -n "$quick" ] && echo 3)
 keys="$keys enable_ms_100k"; make -s -C "$build" tests/check_dynamic >/dev/null 2>&1 && stage enable_100k 300 env CK_RUN_CASE=enable100k "$build/tests/check_dynamic" || echo "enable_ms_100k: n/a (tests/check_dynamic does not build here: it needs Check)" >>"$log"
 
 # Derived ratios.

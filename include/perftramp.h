@@ -144,6 +144,21 @@ struct perftramp_options {
  * perftramp_open (for callers that cannot use the macro: FFI bindings,
  * function pointers) reads the struct as version 0.1 defined it.
  *
+ * With PERFTRAMP unset (or off), perftramp_open(NULL) returns a context
+ * with no outputs.  Keep it only when something may switch outputs on
+ * later (PERFTRAMP_SIGNAL, or your own perftramp_set_outputs call): its
+ * trampolines then exist, ready to be replayed.  Otherwise close it and
+ * skip wrapping: calls through trampolines that nothing reads only cost
+ * time (examples/lua/perftramp_lua.c does so).
+ *
+ * One context per process serves every VM state and thread (wrap and
+ * release are thread-safe).  Open it once (pthread_once), release each
+ * trampoline when its function dies, and either never close it (each
+ * output is complete as it goes; the process's exit frees the rest) or
+ * close it when the last VM state closes.  Never from atexit() or a
+ * destructor: another thread or a later exit handler may still be running
+ * code through a trampoline (docs/interpreter-guide.md).
+ *
  * Returns NULL and sets errno on failure:
  *   EINVAL   an unknown output bit or flag, a non-zero reserved field or
  *            field this library does not know, opts_size smaller than any
@@ -244,9 +259,11 @@ PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
 
 /* perftramp_wrap, with the interpreted function's source position: the
  * jitdump gets a DEBUG_INFO record (file:line at the trampoline's address)
- * before the LOAD, so `perf report --sort srcline` and `perf annotate`
- * show it.  file NULL or line 0: the same as perftramp_wrap.  file is
- * copied. */
+ * before the LOAD, and a PERFTRAMP_ELF arena file a .debug_line row, so
+ * `perf report --sort srcline` and `perf annotate` show it.  file NULL or
+ * line 0: no line, the same as perftramp_wrap.  Lines start at 1: code
+ * whose "line defined" is 0 (a Lua main chunk, a module's top level)
+ * should pass 1, its first line.  file is copied. */
 PERFTRAMP_API perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *name,
                                              const char *file, unsigned line);
 
