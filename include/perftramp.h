@@ -109,7 +109,8 @@ typedef struct perftramp perftramp;
  *                         (ours, or a fork's parent's), else shows
  *                         "[perftramp@0x<address>]"; file and line are
  *                         replayed only when kept.  Implied by
- *                         PERFTRAMP_SIGNAL unless a name callback is set,
+ *                         PERFTRAMP_SIGNAL and by a jitdump output unless
+ *                         a name callback is set,
  *                         and by an open GDB output (it reads them).
  *   PERFTRAMP_WIDE_SLOTS  space slots as a jitdump with unwinding info
  *                         needs (112 B on x86-64), so that a jitdump

@@ -64,8 +64,10 @@ struct pt_map_name {
 
 bool pt_keep_names(const struct perftramp *pt)
 {
+    /* a jitdump's fork child replays to its own dump, which has no perf
+     * map to take names from when none is on */
     return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & PERFTRAMP_GDB) ||
-           ((pt->flags & PERFTRAMP_SIGNAL) && !pt->name_fn);
+           ((pt->flags & PERFTRAMP_SIGNAL) && !pt->name_fn) || ((pt->outputs & PERFTRAMP_JITDUMP) && !pt->name_fn);
 }
 
 static int by_addr(const void *pa, const void *pb)
