@@ -282,7 +282,7 @@ PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
  * name" (the perf map's or the placeholder is used).  An interpreter can
  * rebuild it from what the trampoline stands for (a code object's
  * qualified name and file), so the context never stores names.  fn NULL
- * removes the callback.  Setting one stops PERFTRAMP_SIGNAL from keeping
+ * removes the callback.  Setting one stops PERFTRAMP_SIGNAL and a jitdump from keeping
  * names of later wraps.  0, or -1 with errno EINVAL for a NULL context.
  * Thread-safe. */
 typedef size_t (*perftramp_name_fn)(void *user_data, perftramp_fn tramp, char *buf, size_t size);
