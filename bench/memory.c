@@ -16,12 +16,30 @@
 #include "perftramp.h"
 
 #include <malloc.h>
+#include <unwind.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 static long bench_target(long x)
 {
     return x + 1;
+}
+
+static _Unwind_Reason_Code count_frame(struct _Unwind_Context *c, void *arg)
+{
+    (void)c;
+    ++*(int *)arg;
+    return _URC_NO_REASON;
+}
+
+/* Called through a trampoline: the unwinder steps through its frame,
+ * which makes it build its search table over the registered FDEs (libgcc
+ * sorts them at the first lookup), so that table's bytes count too. */
+static __attribute__((noinline)) long unwind_through(long x)
+{
+    int frames = 0;
+    _Unwind_Backtrace(count_frame, &frames);
+    return x + frames;
 }
 
 struct mem {
@@ -93,6 +111,13 @@ static void measure(const char *key, unsigned outputs, size_t n)
             perror("perftramp_wrap");
             exit(1);
         }
+    if (outputs & PERFTRAMP_UNWIND) {
+        long (*t)(long) = (long (*)(long))perftramp_wrap(pt, (perftramp_fn)unwind_through, "unwind_through");
+        if (!t || t(0) < 3) {
+            fprintf(stderr, "%s: the unwinder did not step through a trampoline\n", key);
+            exit(1);
+        }
+    }
     read_mem(&after);
     double per = (after.rss - before.rss) / (double)n;
     bench_value(key, "%.1f", per);
@@ -131,6 +156,8 @@ int main(void)
 {
     size_t n = bench_quick() ? 50000 : 1000000;
     measure_apart("bytes_per_trampoline_none", 0, n);
+    /* the slot, its FDE and its entry in the unwinder's search table */
+    measure_apart("bytes_per_trampoline_unwind", PERFTRAMP_UNWIND, n);
     measure_apart("bytes_per_trampoline_jitdump", PERFTRAMP_JITDUMP, n);
     measure_apart("bytes_per_trampoline_elf", PERFTRAMP_ELF, n);
     return 0;

@@ -96,6 +96,36 @@ typedef struct perftramp perftramp;
  * architecture has no direct-call table, every call goes through memory.
  * bench/PERFORMANCE.md says what it saves. */
 #define PERFTRAMP_NEAR_CALLS 0x4u
+/* 0.2: what a context keeps for outputs switched on later
+ * (perftramp_set_outputs, PERFTRAMP_SIGNAL, a fork's child files), which
+ * replay every live trampoline.  By default a slot is its code and
+ * nothing else (32 B on x86-64, packed in page arenas): no name copy, no
+ * per-slot unwind entry until an output that reads one is on, no padding.
+ *   PERFTRAMP_KEEP_NAMES  keep a copy of every name (and wrap_at's file
+ *                         and line) for later replays.  Without it a
+ *                         replay asks the name callback
+ *                         (perftramp_set_name_callback), else takes the
+ *                         name from the perf map written while it was on
+ *                         (ours, or a fork's parent's), else shows
+ *                         "[perftramp@0x<address>]"; file and line are
+ *                         replayed only when kept.  Implied by
+ *                         PERFTRAMP_SIGNAL and by a jitdump output unless
+ *                         a name callback is set,
+ *                         and by an open GDB output (it reads them).
+ *   PERFTRAMP_WIDE_SLOTS  space slots as a jitdump with unwinding info
+ *                         needs (112 B on x86-64), so that a jitdump
+ *                         switched on later carries UNWINDING_INFO for
+ *                         every trampoline (perf --call-graph dwarf through
+ *                         them).  Implied by a jitdump on at open and by
+ *                         PERFTRAMP_SIGNAL.  A packed context's later
+ *                         jitdump names every trampoline but has no
+ *                         UNWINDING_INFO for them (perf maps each record's
+ *                         code plus its unwind data, and packed ranges
+ *                         would overlap); frame-pointer unwinding works
+ *                         through them as before.
+ * docs/design.md ("Memory per slot") gives the figures. */
+#define PERFTRAMP_KEEP_NAMES 0x8u
+#define PERFTRAMP_WIDE_SLOTS 0x10u
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
  * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
@@ -106,7 +136,8 @@ typedef struct perftramp perftramp;
 struct perftramp_options {
     unsigned outputs;         /* PERFTRAMP_* output bits */
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
-    unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL, PERFTRAMP_NEAR_CALLS */
+    unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL, PERFTRAMP_NEAR_CALLS,
+                                 PERFTRAMP_KEEP_NAMES, PERFTRAMP_WIDE_SLOTS */
     unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
     /* 0.2: PERFTRAMP_ELF's directory.  NULL: $PERFTRAMP_ELF_DIR, else
      * /tmp/perftramp-<euid> (created 0700).  It must be ours, a directory
@@ -256,6 +287,21 @@ PERFTRAMP_API int perftramp_set_outputs(perftramp *pt, unsigned outputs);
 /* The outputs working now (a failed or refused output is not among them):
  * 0 for a NULL context. */
 PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
+
+/* 0.2: a replay's names for trampolines that keep none (see
+ * PERFTRAMP_KEEP_NAMES).  Called with the context's lock held, from the
+ * thread that switches (perftramp_set_outputs, PERFTRAMP_SIGNAL's helper
+ * thread, a forked child's first wrap): it must not call into this
+ * context.  It writes the name of trampoline `tramp` to buf (at most
+ * `size` bytes, NUL-terminated) and returns its length, or 0 for "no
+ * name" (the perf map's or the placeholder is used).  An interpreter can
+ * rebuild it from what the trampoline stands for (a code object's
+ * qualified name and file), so the context never stores names.  fn NULL
+ * removes the callback.  Setting one stops PERFTRAMP_SIGNAL and a jitdump from keeping
+ * names of later wraps.  0, or -1 with errno EINVAL for a NULL context.
+ * Thread-safe. */
+typedef size_t (*perftramp_name_fn)(void *user_data, perftramp_fn tramp, char *buf, size_t size);
+PERFTRAMP_API int perftramp_set_name_callback(perftramp *pt, perftramp_name_fn fn, void *user_data);
 
 /* perftramp_wrap, with the interpreted function's source position: the
  * jitdump gets a DEBUG_INFO record (file:line at the trampoline's address)

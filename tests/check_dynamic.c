@@ -54,12 +54,25 @@ static void teardown(void)
     free(dir);
 }
 
-static perftramp *open_none(void)
+static perftramp *open_flags(unsigned flags)
 {
-    struct perftramp_options o = {.outputs = 0, .jitdump_dir = dir};
+    struct perftramp_options o = {.outputs = 0, .jitdump_dir = dir, .flags = flags};
     perftramp *pt = perftramp_open(&o);
     ck_assert_msg(pt != NULL, "perftramp_open: %s", strerror(errno));
     return pt;
+}
+
+/* No outputs, packed slots, no names kept: the default */
+static perftramp *open_none(void)
+{
+    return open_flags(0);
+}
+
+/* Ready for any later output: names kept, slots spaced for a jitdump's
+ * unwinding info (what every context was before they became opt-in) */
+static perftramp *open_switchable(void)
+{
+    return open_flags(PERFTRAMP_KEEP_NAMES | PERFTRAMP_WIDE_SLOTS);
 }
 
 static size_t validate(const char *what, struct pt_jd_summary *sum)
@@ -119,7 +132,7 @@ static void *worker(void *arg)
 
 START_TEST(test_toggle_under_threads)
 {
-    perftramp *pt = open_none();
+    perftramp *pt = open_switchable();
     struct worker w[N_THREADS];
     pthread_t th[N_THREADS];
     memset(w, 0, sizeof w);
@@ -256,7 +269,7 @@ START_TEST(test_elf_switch)
     char elf_dir[1100];
     snprintf(elf_dir, sizeof elf_dir, "%s/elf", dir);
     ck_assert_int_eq(mkdir(elf_dir, 0700), 0);
-    struct perftramp_options o = {.outputs = 0, .jitdump_dir = dir, .elf_dir = elf_dir};
+    struct perftramp_options o = {.outputs = 0, .jitdump_dir = dir, .elf_dir = elf_dir, .flags = PERFTRAMP_KEEP_NAMES};
     perftramp *pt = perftramp_open(&o);
     ck_assert_ptr_nonnull(pt);
     perftramp_fn a = perftramp_wrap(pt, (perftramp_fn)plus_one, "elf::a");
@@ -311,11 +324,88 @@ START_TEST(test_elf_switch)
 }
 END_TEST
 
+/* ---- names of a context that keeps none (the default) --------------- */
+
+static perftramp_fn named_by_callback;
+static size_t name_cb(void *user_data, perftramp_fn tramp, char *buf, size_t size)
+{
+    ck_assert_ptr_eq(user_data, &named_by_callback);
+    if (tramp != named_by_callback)
+        return 0;
+    return (size_t)snprintf(buf, size, "cb::a");
+}
+
+static bool file_has(const char *path, const char *text)
+{
+    size_t len = 0;
+    uint8_t *d = ptt_read_file(path, &len);
+    bool found = d && memmem(d, len, text, strlen(text)) != NULL;
+    free(d);
+    return found;
+}
+
+START_TEST(test_names_not_kept)
+{
+    perftramp *pt = open_none();
+    perftramp_fn a = perftramp_wrap(pt, (perftramp_fn)plus_one, "d::a");
+    perftramp_fn b = perftramp_wrap(pt, (perftramp_fn)plus_one, "d::b");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    /* packed: the code's size apart, not a jitdump's unwind span */
+    ck_assert_uint_lt((uintptr_t)b - (uintptr_t)a, 64);
+    named_by_callback = a;
+    ck_assert_int_eq(perftramp_set_name_callback(NULL, name_cb, NULL), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_int_eq(perftramp_set_name_callback(pt, name_cb, &named_by_callback), 0);
+    /* the replay: a's name from the callback, b's the placeholder */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP), 0);
+    char placeholder[64];
+    snprintf(placeholder, sizeof placeholder, " [perftramp@%p]\n", (void *)b);
+    ck_assert(file_has(map_path, " cb::a\n"));
+    ck_assert_msg(file_has(map_path, placeholder), "no %s in the map", placeholder);
+    ck_assert(!file_has(map_path, "d::a"));
+    /* wrapped while the map is on: the map names it */
+    perftramp_fn c = perftramp_wrap(pt, (perftramp_fn)plus_one, "d::c");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(perftramp_set_name_callback(pt, NULL, NULL), 0);
+    /* the jitdump again, the map still on: its lines name the replay */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP), 0);
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP), 0);
+    ck_assert(file_has(dump_path, "d::c"));
+    ck_assert(file_has(dump_path, "cb::a"));
+    /* a forked child's map: the parent's lines name its trampolines */
+    fflush(NULL);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+        int ok = perftramp_after_fork_child(pt) == 0 && file_has(path, " d::c\n") && file_has(path, " cb::a\n");
+        unlink(path);
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's map lacks the parent's names");
+    ck_assert_int_eq(((fn1)a)(1), 2);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    /* a packed context's jitdump: valid, every trampoline loaded, none
+     * with unwinding info (it would overlap the next slot) */
+    struct pt_jd_summary sum;
+    ck_assert_uint_eq(validate("packed", &sum), 0);
+    ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], 3);
+    ck_assert_uint_eq(sum.loads_with_unwind, 0);
+    printf("PROOF: dynamic.names-not-kept proven replay names from the callback, the perf map (own and a fork's "
+           "parent's) and the placeholder, packed slots %zu B apart\n",
+           (size_t)((uintptr_t)b - (uintptr_t)a));
+}
+END_TEST
+
 /* ---- source lines --------------------------------------------------- */
 
 START_TEST(test_wrap_at_debug_info)
 {
-    perftramp *pt = open_none();
+    perftramp *pt = open_flags(PERFTRAMP_KEEP_NAMES); /* file and line travel with a kept name */
     fn1 t = (fn1)perftramp_wrap_at(pt, (perftramp_fn)plus_one, "fib", "hot.tiny", 7);
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_JITDUMP), 0); /* the replay carries the line */
@@ -682,6 +772,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_enable_bad_and_unwind);
     tcase_add_test(tc, test_elf_switch);
     tcase_add_test(tc, test_wrap_at_debug_info);
+    tcase_add_test(tc, test_names_not_kept);
     tcase_add_test(tc, test_publish_frameless);
     tcase_add_test(tc, test_publish_bad_input);
     tcase_add_test(tc, test_signal_switch);

@@ -256,7 +256,7 @@ END_TEST
  * the file stays valid DWARF and ELF, and the output stays on. */
 START_TEST(lines_past_the_room)
 {
-    enum { N = 200, LEN = 300 };
+    enum { N = 600, LEN = 300 }; /* past the room of a first arena of ~1000 packed slots */
     perftramp *pt = open_elf(dir);
     char file[LEN + 1];
     memset(file, 'd', LEN);

@@ -44,6 +44,18 @@ struct perftramp {
      * every trampoline whose target it reaches (api/near.c) */
     struct pt_layout near_layout;
     bool near;
+    /* slots spaced for a jitdump's UNWINDING_INFO (compute_stride): a
+     * jitdump on at open, PERFTRAMP_WIDE_SLOTS or PERFTRAMP_SIGNAL; else
+     * packed at the code's size (dense) */
+    bool wide;
+    /* perftramp_set_name_callback: the names of slots that keep none,
+     * asked for at a replay */
+    perftramp_name_fn name_fn;
+    void *name_data;
+    /* a replay's last resort for slots without a kept name: the perf map
+     * of this pid (a fork's parent, or ours while it is on), 0: none */
+    pid_t names_map_pid;
+    pid_t parent_pid;              /* a forked child's parent (child_starts) */
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
@@ -107,6 +119,32 @@ size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line);
 void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned line);
 const char *pt_slot_name_file(const char *rec); /* NULL for none */
 unsigned pt_slot_name_line(const char *rec);
+
+/* slot_name.c: whether a wrap keeps its name for later replays:
+ * PERFTRAMP_KEEP_NAMES, a GDB output opened (it reads them), or
+ * PERFTRAMP_SIGNAL without a name callback.  Lock held. */
+bool pt_keep_names(const struct perftramp *pt);
+/* The perf map lines of one process, sorted by address, for the names
+ * of slots that keep none (api/switch.c). */
+struct pt_map_names {
+    struct pt_map_name *e;
+    size_t n;
+    char *text;
+};
+/* Loads /tmp/perf-<pid>.map; a missing or unreadable file loads nothing.
+ * Never fails (names fall back to the placeholder). */
+void pt_map_names_load(struct pt_map_names *m, pid_t pid);
+void pt_map_names_free(struct pt_map_names *m);
+/* The name a replay gives slot i of a: the kept one, else the name
+ * callback's, else the one in m (may be NULL), else the placeholder
+ * "[perftramp@0x<address>]".  buf: PT_REPLAY_NAME_SIZE bytes. */
+#define PT_REPLAY_NAME_SIZE 4097
+const char *pt_slot_replay_name(struct perftramp *pt, struct pt_arena *a, size_t i, const struct pt_map_names *m,
+                                char *buf);
+/* Gives every live slot without a kept name one (pt_slot_replay_name),
+ * kept from now on (the GDB output reads them from the slots).  0, or -1
+ * with errno ENOMEM. */
+int pt_names_fill(struct perftramp *pt, const struct pt_map_names *m);
 
 /* signal_switch.c: PERFTRAMP_SIGNAL.  0, or -1 with errno. */
 int pt_signal_start(struct perftramp *pt, int signo);

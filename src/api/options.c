@@ -102,7 +102,8 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS)) ||
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS |
+                                                                  PERFTRAMP_KEEP_NAMES | PERFTRAMP_WIDE_SLOTS)) ||
         o->pub.reserved || o->pub.reserved_0_2 || (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
         errno = EINVAL;
         return -1;

@@ -130,13 +130,21 @@ static int open_output(struct perftramp *pt, unsigned bit)
     case PERFTRAMP_PERF_MAP:
         return pt_perfmap_open(&pt->perfmap, pt->pid);
     case PERFTRAMP_JITDUMP:
-        r = pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid);
+        r = pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid, pt->wide);
         if (r >= 0)
             pt_jitdump_set_next_index(pt->jitdump, pt->jitdump_next_index);
         return r;
     case PERFTRAMP_UNWIND:
+        /* the arenas' .eh_frame, built now where it is not yet */
+        if (pt_slots_eh_build(&pt->slots) < 0)
+            return -1;
         return pt_unwind_open(&pt->unwind);
     case PERFTRAMP_GDB:
+        /* GDB reads the arenas' .eh_frame and a name per slot: kept from
+         * now on (the live ones get theirs at the replay, api/slot_name.c) */
+        if (pt_slots_eh_build(&pt->slots) < 0)
+            return -1;
+        pt->slots.keep_names = true;
         return pt_gdb_open(&pt->gdb, &pt->slots);
     case PERFTRAMP_ELF:
         return open_elf(pt);

@@ -19,14 +19,17 @@ static size_t round_up(size_t v, size_t to)
     return (v + to - 1) / to * to;
 }
 
-/* Slot spacing: in jitdump mode perf maps [code, ALIGN8(code_size) +
- * mapped_size) per trampoline, and those ranges must not overlap.  Every
- * context is spaced so: perftramp_set_outputs may enable a jitdump later,
- * and the slots cannot move then. */
+/* Slot spacing.  Dense: the code's size, rounded to the table's
+ * code_align (32 B on x86-64): slots packed in page arenas.  Wide: in
+ * jitdump mode perf maps [code, ALIGN8(code_size) + mapped_size) per
+ * trampoline, and those ranges must not overlap; the slots cannot move
+ * later, so a context that may want a jitdump with unwind info is spaced
+ * so from the start (pt->wide).  A dense context's jitdump, switched on
+ * later, has no UNWINDING_INFO for its trampolines (perftramp.h). */
 static int compute_stride(struct perftramp *pt, size_t *stride)
 {
     *stride = round_up(pt->layout.size, pt->arch->code_align);
-    {
+    if (pt->wide) {
         struct pt_buf blob;
         size_t eh_size;
         pt_buf_init(&blob, pt->arch->big_endian);
@@ -90,12 +93,14 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     pt_tag_seed(pt);
     int e = 0;
     size_t stride;
-    /* names and in-arena .eh_frame always: perftramp_set_outputs may
-     * enable any output later and replays every live trampoline to it */
-    bool keep_names = true;
-    bool with_eh_frame = true;
+    pt->wide = (o.outputs & PERFTRAMP_JITDUMP) || (o.flags & (PERFTRAMP_WIDE_SLOTS | PERFTRAMP_SIGNAL));
+    /* room for the in-arena .eh_frame always, built at once only for an
+     * output that reads it (else when one is switched on: untouched, the
+     * room costs address space, no memory); names only when asked for
+     * (pt_keep_names) */
+    bool eh_now = (o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB | PERFTRAMP_ELF)) != 0;
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
-        pt_slots_init(&pt->slots, arch, &pt->layout, stride, with_eh_frame, keep_names) < 0) {
+        pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;
         goto fail;
     }
@@ -166,12 +171,6 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         file = NULL, line = 0;
     /* "" is shown as [anonymous@0x<address>], known once the slot is */
     bool anonymous = *name == 0;
-    /* allocated before anything changes: a failed wrap leaves nothing */
-    char *rec = malloc(pt_slot_name_size(anonymous ? PT_ANON_NAME_SIZE : strlen(name), file, line));
-    if (!rec) {
-        errno = ENOMEM;
-        return NULL;
-    }
     /* PERFTRAMP_ATFORK: a forked child's first wrap resumes the switch
      * (without it the child's outputs would still be the parent's files
      * until perftramp_after_fork_child); a failure leaves the switch off */
@@ -180,6 +179,15 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     pthread_mutex_lock(&pt->lock);
     if (pt->fork_pending)
         write_child_files(pt); /* PERFTRAMP_ATFORK: the child's first wrap */
+    /* a name kept for later replays (pt_keep_names), allocated before
+     * anything changes: a failed wrap leaves nothing */
+    char *rec = NULL;
+    if (pt_keep_names(pt) &&
+        !(rec = malloc(pt_slot_name_size(anonymous ? PT_ANON_NAME_SIZE : strlen(name), file, line)))) {
+        pthread_mutex_unlock(&pt->lock);
+        errno = ENOMEM;
+        return NULL;
+    }
     struct pt_arena *a;
     size_t i;
     bool new_arena;
@@ -198,7 +206,14 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     char anon[PT_ANON_NAME_SIZE];
     if (anonymous)
         name = pt_anon_name(anon, x);
-    pt_slot_name_write(rec, name, file, line);
+    if (rec && !a->names && !(a->names = calloc(a->n_slots, sizeof *a->names))) {
+        free(rec); /* the output that wanted it (GDB) will show the placeholder */
+        rec = NULL;
+    }
+    if (rec) {
+        pt_slot_name_write(rec, name, file, line);
+        a->names[i] = rec;
+    }
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
     /* the layout chosen reaches the target: this write cannot fail */
     (void)pt_layout_write_at(pt_near_choose(pt, x, (uintptr_t)target), w, x, (uint64_t)(uintptr_t)target,
@@ -206,10 +221,6 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     pt_icache_flush(pt->arch, x, pt->layout.size);
     a->live_bits[i / 64] |= 1ull << (i % 64);
     a->live++;
-    if (a->names)
-        a->names[i] = rec;
-    else
-        free(rec);
 
     struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name, .file = file, .line = line};
     if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt->perfmap, &t) < 0)
@@ -285,6 +296,11 @@ static unsigned reopen_output(struct perftramp *pt, unsigned bit, int r)
 static void write_child_files(struct perftramp *pt)
 {
     pt->fork_pending = false;
+    /* slots that keep no name: the parent's perf map names them (it was
+     * on at the fork, so it holds every slot wrapped while it was) */
+    pid_t map_pid = pt->names_map_pid;
+    if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
+        pt->names_map_pid = pt->parent_pid;
     unsigned reopened = 0;
     if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
         reopened |= reopen_output(pt, PERFTRAMP_PERF_MAP, pt_perfmap_reopen(pt->perfmap, pt->pid));
@@ -293,6 +309,7 @@ static void write_child_files(struct perftramp *pt)
     /* the child's files hold every trampoline and region live in the child */
     if (reopened)
         pt_replay(pt, reopened, false);
+    pt->names_map_pid = map_pid;
 }
 
 /* The child is single-threaded: a lock held by a vanished thread at fork
@@ -300,6 +317,7 @@ static void write_child_files(struct perftramp *pt)
 static void child_starts(struct perftramp *pt)
 {
     pthread_mutex_init(&pt->lock, NULL);
+    pt->parent_pid = pt->pid;
     pt->pid = getpid();
     if (pt->elf_open) {
         /* the parent's ELF arenas are the child's private copies now
@@ -353,6 +371,19 @@ int perftramp_close(perftramp *pt)
         errno = e;
         return -1;
     }
+    return 0;
+}
+
+int perftramp_set_name_callback(perftramp *pt, perftramp_name_fn fn, void *user_data)
+{
+    if (!pt) {
+        errno = EINVAL;
+        return -1;
+    }
+    pthread_mutex_lock(&pt->lock);
+    pt->name_fn = fn;
+    pt->name_data = user_data;
+    pthread_mutex_unlock(&pt->lock);
     return 0;
 }
 

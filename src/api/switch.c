@@ -12,6 +12,7 @@
 #include "outputs/outputs.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct replay {
@@ -20,6 +21,8 @@ struct replay {
     bool strict;
     size_t next_region; /* regions below the current slot go first */
     int error;
+    const struct pt_map_names *m; /* names of slots that keep none */
+    char *buf;                    /* PT_REPLAY_NAME_SIZE */
 };
 
 /* Sends one trampoline or region to the file outputs.  -1 (strict) or 0. */
@@ -60,7 +63,8 @@ static int replay_slot(struct pt_arena *a, size_t i, void *arg)
         return -1;
     const char *rec = a->names ? a->names[i] : NULL;
     struct pt_tramp t = {.addr = x, .code = pt_slot_w(&pt->slots, a, i), .size = pt->layout.size,
-                         .name = rec ? rec : "", .file = pt_slot_name_file(rec), .line = pt_slot_name_line(rec)};
+                         .name = pt_slot_replay_name(pt, a, i, r->m, r->buf), .file = pt_slot_name_file(rec),
+                         .line = pt_slot_name_line(rec)};
     return feed(r, &t);
 }
 
@@ -80,6 +84,8 @@ static int replay_unwind(struct perftramp *pt, bool strict)
     return 0;
 }
 
+static int replay(struct perftramp *pt, unsigned bits, bool strict, const struct pt_map_names *m, char *buf);
+
 static int gdb_slot(struct pt_arena *a, size_t i, void *arg)
 {
     struct perftramp *pt = arg;
@@ -96,12 +102,27 @@ static int gdb_regions(struct perftramp *pt)
 
 int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
 {
+    struct pt_map_names m = {0};
+    if (pt->names_map_pid > 0 && !(pt->flags & PERFTRAMP_KEEP_NAMES))
+        pt_map_names_load(&m, pt->names_map_pid);
+    char *buf = malloc(PT_REPLAY_NAME_SIZE);
+    int r = buf ? replay(pt, bits, strict, &m, buf) : (errno = ENOMEM, -1);
+    int e = errno;
+    free(buf);
+    pt_map_names_free(&m);
+    errno = e;
+    return r;
+}
+
+static int replay(struct perftramp *pt, unsigned bits, bool strict, const struct pt_map_names *m, char *buf)
+{
     if ((bits & PERFTRAMP_UNWIND) && pt_output_on(pt, PERFTRAMP_UNWIND) && replay_unwind(pt, strict) < 0) {
         if (strict)
             return -1;
         pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
     }
-    if ((bits & PERFTRAMP_GDB) && pt_output_on(pt, PERFTRAMP_GDB) && (pt_for_each_live(&pt->slots, gdb_slot, pt) != 0 || gdb_regions(pt) < 0)) {
+    if ((bits & PERFTRAMP_GDB) && pt_output_on(pt, PERFTRAMP_GDB) &&
+        (pt_names_fill(pt, m) < 0 || pt_for_each_live(&pt->slots, gdb_slot, pt) != 0 || gdb_regions(pt) < 0)) {
         if (strict)
             return -1;
         pt_output_fail(pt, PERFTRAMP_GDB, errno);
@@ -109,7 +130,7 @@ int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
     unsigned files = bits & (PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP);
     if (!files)
         return 0;
-    struct replay r = {.pt = pt, .bits = files, .strict = strict};
+    struct replay r = {.pt = pt, .bits = files, .strict = strict, .m = m, .buf = buf};
     /* every region above the last slot: no region ends at UINTPTR_MAX */
     if (pt_for_each_live(&pt->slots, replay_slot, &r) != 0 || regions_below(&r, UINTPTR_MAX) < 0) {
         errno = r.error ? r.error : EIO;
@@ -148,8 +169,14 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
         else
             opened |= bit;
     }
+    /* slots that keep no name: our perf map, when it was on before this
+     * call, names those wrapped while it was */
+    pid_t map_pid = pt->names_map_pid;
+    if (active & PERFTRAMP_PERF_MAP)
+        pt->names_map_pid = pt->pid;
     if (!e && opened && pt_replay(pt, opened, true) < 0)
         e = errno ? errno : EIO;
+    pt->names_map_pid = map_pid;
     if (e) {
         for (size_t k = 0; k < PT_N_ORDER; k++)
             if (opened & pt_close_order[k])

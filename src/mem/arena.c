@@ -147,17 +147,41 @@ static struct pt_arena *arena_new(struct pt_slots *s)
     }
     /* the FDE area is written whole right below: one call instead of a
      * fault per page (the slots follow a chunk at a time, pt_slot_alloc) */
-    if (a->eh_off)
-        pt_code_prefault(&a->mem, a->eh_off, a->bytes - a->eh_off);
     a->w = a->mem.w;
     a->x = a->mem.x;
-    if (s->with_eh_frame && build_eh_frame(s, a) < 0)
+    /* an ELF arena's file holds its .eh_frame always (the file is what
+     * perf reads); else it is built now only when an output reads it */
+    if ((s->eh_now || a->mem.elf) && pt_arena_eh_build(s, a) < 0)
         goto fail;
     return a;
 fail:
     arena_free(a);
     errno = ENOMEM;
     return NULL;
+}
+
+int pt_arena_eh_build(struct pt_slots *s, struct pt_arena *a)
+{
+    if (!s->with_eh_frame || a->eh_len)
+        return 0;
+    pt_code_prefault(&a->mem, a->eh_off, a->bytes - a->eh_off);
+    if (build_eh_frame(s, a) < 0)
+        return -1;
+    pt_icache_flush(s->arch, a->x + a->eh_off, a->bytes - a->eh_off);
+    return 0;
+}
+
+int pt_slots_eh_build(struct pt_slots *s)
+{
+    if (!s->with_eh_frame) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    s->eh_now = true;
+    for (size_t k = 0; k < s->n_arenas; k++)
+        if (pt_arena_eh_build(s, s->arenas[k]) < 0)
+            return -1;
+    return 0;
 }
 
 /* Inserts keeping the array sorted by executable address. */
@@ -308,12 +332,12 @@ int pt_for_each_live(const struct pt_slots *s, pt_live_fn fn, void *arg)
 }
 
 int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
-                  bool with_eh_frame, bool keep_names)
+                  bool with_eh_frame, bool eh_now, bool keep_names)
 {
     /* before the context's own fork handler, so that one runs first at a
      * fork and holds the context lock while code memory is copied */
     pt_code_init();
     *s = (struct pt_slots){.arch = arch, .layout = layout, .stride = stride, .with_eh_frame = with_eh_frame,
-                           .keep_names = keep_names, .next_arena_bytes = PT_ARENA_FIRST_BYTES};
+                           .eh_now = eh_now, .keep_names = keep_names, .next_arena_bytes = PT_ARENA_FIRST_BYTES};
     return with_eh_frame ? measure_eh(s, &s->eh_fixed) : 0;
 }

@@ -27,7 +27,7 @@ struct pt_arena {
     uint64_t *live_bits;  /* one bit per slot */
     char **names;         /* per-slot names, when an output needs them */
     size_t eh_off;        /* .eh_frame inside the arena (0: none) */
-    size_t eh_len;
+    size_t eh_len;        /* 0: the room at eh_off not built yet (pt_arena_eh_build) */
     size_t prefaulted;    /* slot bytes [0, prefaulted) pre-faulted (pt_code_prefault) */
     void *unwind_handle;  /* unwinder registration, owned by outputs/unwind_register.c */
     void *gdb_handle;     /* GDB JIT entries, owned by outputs/gdb_jit.c */
@@ -40,7 +40,11 @@ struct pt_slots {
     size_t stride;                 /* bytes between slots */
     size_t fde_size;               /* bytes of one in-arena FDE (with_eh_frame) */
     size_t eh_fixed;               /* bytes of the CIE and the terminator */
-    bool with_eh_frame;            /* build .eh_frame at each arena's end */
+    bool with_eh_frame;            /* room for .eh_frame at each arena's end */
+    /* build each arena's .eh_frame when it is made (an output that reads
+     * it is on); else the room stays untouched (no resident page) until
+     * pt_arena_eh_build, when such an output is switched on */
+    bool eh_now;
     bool keep_names;               /* arenas hold a name per slot */
 
     struct pt_arena **arenas;      /* sorted by executable address */
@@ -65,8 +69,14 @@ struct pt_slots {
 /* Returns 0, or -1 with errno (EINVAL: the table's CFI cannot be
  * serialized). */
 int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
-                  bool with_eh_frame, bool keep_names);
+                  bool with_eh_frame, bool eh_now, bool keep_names);
 void pt_slots_destroy(struct pt_slots *s);
+
+/* Builds the arena's .eh_frame in its reserved room when not built yet
+ * (s->with_eh_frame).  0, or -1 with errno. */
+int pt_arena_eh_build(struct pt_slots *s, struct pt_arena *a);
+/* Every arena's, and those made from now on (sets s->eh_now). */
+int pt_slots_eh_build(struct pt_slots *s);
 
 /* A free slot; *new_arena tells the caller that a new arena was created
  * for it (its .eh_frame is ready to register).  -1 with errno. */

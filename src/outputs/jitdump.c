@@ -264,7 +264,8 @@ static void free_jitdump(struct pt_jitdump *jd)
     free(jd);
 }
 
-int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid)
+int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid,
+                    bool slot_unwind)
 {
     struct pt_jitdump *jd = calloc(1, sizeof *jd);
     if (!jd) {
@@ -277,7 +278,7 @@ int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, con
     int r = -1;
     if (dir && !(jd->dir = strdup(dir)))
         errno = ENOMEM;
-    else if (build_unwind(jd, layout) == 0)
+    else if (!slot_unwind || build_unwind(jd, layout) == 0)
         r = open_dump(jd);
     if (r < 0) {
         int e = errno;
@@ -359,7 +360,7 @@ static int write_group(struct pt_jitdump *jd, const struct pt_tramp *t)
         p = put64(p, t->unwind_len);                    /* mapped_size */
         memcpy(p, t->unwind, t->unwind_len);
         p = jd->group + unwind_len;
-    } else {
+    } else if (jd->unwind_len) {
         memcpy(p, jd->unwind, jd->unwind_len);
         put64(p + 8, ts);
         p += jd->unwind_len;

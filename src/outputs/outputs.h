@@ -45,7 +45,11 @@ int pt_perfmap_close(struct pt_perfmap *pm);
 
 /* outputs/jitdump.c: <dir>/jit-<pid>.dump; dir NULL: /tmp */
 struct pt_jitdump;
-int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid);
+/* slot_unwind false: trampolines (not published code) get no
+ * UNWINDING_INFO record: their slots are packed closer than the
+ * [code, ALIGN8(size) + mapped_size) range perf would map for it */
+int pt_jitdump_open(struct pt_jitdump **out, const struct pt_layout *layout, const char *dir, pid_t pid,
+                    bool slot_unwind);
 int pt_jitdump_add(struct pt_jitdump *jd, const struct pt_tramp *t);
 int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid);
 /* code_index of the next LOAD: a dump enabled again continues the count,
