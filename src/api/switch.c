@@ -147,6 +147,15 @@ static const unsigned pt_open_order[] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, 
                                          PERFTRAMP_ELF};
 #define PT_N_ORDER (sizeof pt_open_order / sizeof pt_open_order[0])
 
+/* An open GDB output keeps every slot's name (api/output_state.c); once
+ * nothing needs them (pt_keep_names), they go, as at a failed switch that
+ * opened GDB: memory is back at the slots' code. */
+static void drop_unneeded_names(struct perftramp *pt)
+{
+    if (pt->slots.keep_names && !pt_keep_names(pt))
+        pt_slots_drop_names(&pt->slots);
+}
+
 int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
 {
     unsigned active = atomic_load(&pt->active);
@@ -183,12 +192,14 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
                 pt_output_close(pt, pt_close_order[k]);
         for (int i = 0; i < PT_N_OUTPUTS; i++)
             atomic_store(&pt->output_error[i], saved[i]);
+        drop_unneeded_names(pt);
         errno = e;
         return -1;
     }
     for (size_t k = 0; k < PT_N_ORDER; k++)
         if ((pt->outputs & ~want) & pt_close_order[k])
             pt_output_close(pt, pt_close_order[k]);
+    drop_unneeded_names(pt);
     return 0;
 }
 

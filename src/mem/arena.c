@@ -97,14 +97,27 @@ static int measure_eh(struct pt_slots *s, size_t *cie_and_term)
     return 0;
 }
 
-static void arena_free(struct pt_arena *a)
+static void arena_drop_names(struct pt_arena *a)
 {
-    if (!a)
-        return;
     if (a->names)
         for (size_t i = 0; i < a->high_water; i++)
             free(a->names[i]);
     free(a->names);
+    a->names = NULL;
+}
+
+void pt_slots_drop_names(struct pt_slots *s)
+{
+    s->keep_names = false;
+    for (size_t k = 0; k < s->n_arenas; k++)
+        arena_drop_names(s->arenas[k]);
+}
+
+static void arena_free(struct pt_arena *a)
+{
+    if (!a)
+        return;
+    arena_drop_names(a);
     free(a->live_bits);
     pt_code_free(&a->mem);
     free(a);

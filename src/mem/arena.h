@@ -71,6 +71,9 @@ struct pt_slots {
 int pt_slots_init(struct pt_slots *s, const struct pt_arch *arch, const struct pt_layout *layout, size_t stride,
                   bool with_eh_frame, bool eh_now, bool keep_names);
 void pt_slots_destroy(struct pt_slots *s);
+/* Frees every slot's kept name and keeps none from now on (a failed
+ * switch that was to keep them undoes itself so). */
+void pt_slots_drop_names(struct pt_slots *s);
 
 /* Builds the arena's .eh_frame in its reserved room when not built yet
  * (s->with_eh_frame).  0, or -1 with errno. */
