@@ -26,7 +26,14 @@ PROOF_IDS="lua.port-suite lua.gc-release lua.perf-fp lua.perf-elf-dwarf"
 . "$S/tests/perf_a2l.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftramp-lua-XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
 # shellcheck disable=SC2317 # the EXIT trap
-cleanup() { print_proofs; rm -rf "$tmp"; }
+cleanup() {
+    print_proofs
+    # the perf maps of the runs with the perf map on (they outlive their process)
+    for f in "$tmp"/*.pid; do [ -s "$f" ] && rm -f "/tmp/perf-$(cat "$f").map"; done
+    rm -rf "$tmp"
+}
+# as_pid FILE CMD...: runs CMD with its pid in FILE, for cleanup
+as_pid() { sh -c 'echo $$ >"$1"; shift; exec "$@"' as_pid "$@"; }
 trap cleanup EXIT
 export HOME=$tmp/home
 mkdir "$HOME"
@@ -44,11 +51,11 @@ BENCH=$S/examples/lua/bench.lua
 # (a)
 "$BASE" "$PORT" >"$tmp/p0" 2>&1 || bad "unpatched lua on port.lua: $(tail -n 3 "$tmp/p0")"
 "$LUA" "$PORT" >"$tmp/p1" 2>&1 || bad "patched lua, PERFTRAMP unset: $(tail -n 3 "$tmp/p1")"
-PERFTRAMP=all "$LUA" "$PORT" >"$tmp/p2" 2>&1 || bad "patched lua, PERFTRAMP=all: $(tail -n 3 "$tmp/p2")"
+PERFTRAMP=all as_pid "$tmp/p2.pid" "$LUA" "$PORT" >"$tmp/p2" 2>&1 || bad "patched lua, PERFTRAMP=all: $(tail -n 3 "$tmp/p2")"
 sections=$(grep -c . "$tmp/p0")
 extra=
 if [ -n "${PT_LUA_TESTS:-}" ]; then
-    if (cd "$PT_LUA_TESTS" && PERFTRAMP=all "$LUA" -e '_U=true' all.lua) >"$tmp/all.out" 2>&1 &&
+    if (cd "$PT_LUA_TESTS" && PERFTRAMP=all as_pid "$tmp/all.pid" "$LUA" -e '_U=true' all.lua) >"$tmp/all.out" 2>&1 &&
         grep -q 'final OK' "$tmp/all.out"; then
         extra="; Lua's own suite ($PT_LUA_TESTS) final OK with PERFTRAMP=all"
     else
@@ -117,7 +124,7 @@ check_run() { # ID WHAT DATA
 }
 # (c)
 (cd "$tmp" && PERFTRAMP=perfmap perf record -q -F 999 -e cpu-clock --call-graph fp -o fp.data -- \
-    "$LUA" "$BENCH" 24 200 >fp.out 2>&1) || bad "perf record fp: $(tail -n 3 "$tmp/fp.out")"
+    sh -c 'echo $$ >"$1"; shift; exec "$@"' as_pid "$tmp/fp.pid" "$LUA" "$BENCH" 24 200 >fp.out 2>&1) || bad "perf record fp: $(tail -n 3 "$tmp/fp.out")"
 check_run lua.perf-fp "PERFTRAMP=perfmap perf record --call-graph fp" "$tmp/fp.data" ""
 # (d)
 mkdir -p "$tmp/elf"
