@@ -144,8 +144,11 @@ else
 fi
 
 # ---- perfparser on perf map, ELF arena and jitdump recordings -------------
+# perfparser looks for perf-<pid>.map in Qt's temporary directory, which is
+# $TMPDIR when set; perf, and so perftramp, always write it to /tmp.  With
+# the TMPDIR of make check (.ci/leftovers.sh) it would find no map at all.
 perfparse() { # DATA OUT: perfparser's stream of DATA
-    "$PERFPARSER" --input "$1" --output "$2" >"$2.log" 2>&1 || bad "perfparser $1: $(tail -2 "$2.log")"
+    TMPDIR=/tmp "$PERFPARSER" --input "$1" --output "$2" >"$2.log" 2>&1 || bad "perfparser $1: $(tail -2 "$2.log")"
 }
 report_names() { # DATA: how many FUNCS `perf report` names
     perf report -i "$1" --no-children --sort sym --stdio 2>/dev/null |
@@ -257,12 +260,16 @@ else
     fi
 fi
 # perf top draws its --stdio screen only on a terminal: script(1) gives it
-# one; SIGINT stops it after a few refreshes.  -g --children: each
+# one.  A 'q' typed on that terminal after a few refreshes ends it the
+# way a user does: a perf top stopped by a signal (SIGINT to script, then
+# SIGHUP when the terminal goes) leaves its copy of the vdso behind,
+# /tmp/perf-vdso.so-XXXXXX, a path it does not take from TMPDIR; timeout
+# is only the backstop.  -g --children: each
 # trampoline's row counts the samples under it (its own few instructions
 # alone would be a fraction of a percent, too few to see in seconds).
 if command -v script >/dev/null 2>&1; then
-    timeout -s INT 8 script -qfec "perf top -p $bg --stdio -d 2 -F 999 -e cpu-clock -g --children --sort sym" \
-        /dev/null >"$tmp/top.out" 2>&1 < <(sleep 10)
+    timeout -s INT 20 script -qfec "perf top -p $bg --stdio -d 2 -F 999 -e cpu-clock -g --children --sort sym" \
+        /dev/null >"$tmp/top.out" 2>&1 < <(sleep 7; printf q; sleep 8)
     top_children "$tmp/top.out" >"$tmp/top.rows"
     n=$(awk '$2 >= 50' "$tmp/top.rows" | cut -d' ' -f1 | grep -c -F -x -f <(tr ' ' '\n' <<<"$live"))
     if [ "$n" = 3 ]; then
