@@ -87,16 +87,31 @@ struct perftramp {
     char *elf_dir_opt;
 };
 
-/* output_state.c: opening, closing and failing one output (one bit).
- * pt_output_open: 0 (a refused file counts as opened: disabled, its errno
- * recorded), or -1 with errno and nothing changed. */
+/* output_state.c: opening, closing and failing one output (one bit),
+ * by its row (api/output_table.h).  pt_output_open: 0 (a refused file
+ * counts as opened: disabled, its errno recorded), or -1 with errno and
+ * nothing changed. */
 int pt_output_open(struct perftramp *pt, unsigned bit);
 void pt_output_close(struct perftramp *pt, unsigned bit);
 void pt_output_fail(struct perftramp *pt, unsigned bit, int e);
-/* Closes the outputs in `opened`, ELF first and the perf map last; the
- * errno of the first perf map or jitdump that failed in closing goes to
- * *first_error (0 for none) when first_error is not NULL. */
+/* Closes the outputs in `opened`, in reverse table order (ELF first, the
+ * perf map last); the errno of the first output whose close failed and
+ * counts (PT_OUT_CLOSE_ERROR: the files) goes to *first_error (0 for
+ * none) when first_error is not NULL. */
 void pt_outputs_close(struct perftramp *pt, unsigned opened, int *first_error);
+/* output_state.c: what happened, told to every working output that takes
+ * it; an output whose hook fails is disabled (pt_output_fail). */
+void pt_outputs_slot_added(struct perftramp *pt, struct pt_arena *a, size_t i, bool new_arena,
+                           const struct pt_tramp *t);
+void pt_outputs_slot_removed(struct perftramp *pt, struct pt_arena *a, size_t i);
+void pt_outputs_arena_removed(struct perftramp *pt, struct pt_arena *a); /* every opened one */
+void pt_outputs_code_added(struct perftramp *pt, struct pt_region *r, const struct pt_tramp *t);
+void pt_outputs_code_removed(struct perftramp *pt, struct pt_region *r); /* every opened one */
+/* In a forked child: the outputs with files of their own reopened; the
+ * bits of those that work. */
+unsigned pt_outputs_reopen(struct perftramp *pt);
+/* The bits of the outputs a fork makes reopen. */
+unsigned pt_outputs_with_reopen(void);
 
 /* switch.c: sends every live trampoline and published region, in address
  * order, to the outputs in `bits` (already open).  With `strict`, the
@@ -109,7 +124,8 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned outputs);
 /* publish.c */
 void pt_regions_free(struct perftramp *pt);
 void pt_region_tramp(const struct pt_region *r, struct pt_tramp *t);
-/* publish.c: registers a region with the GDB output (pt->gdb open) */
+/* publish.c: registers a region with the GDB output (pt->gdb open; the
+ * GDB row, api/output_rows.c) */
 int pt_region_gdb_add(struct perftramp *pt, struct pt_region *r);
 
 /* slot_name.c: what a slot keeps for the outputs: its name, and the

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "api/context.h"
+#include "api/output_table.h"
 #include "api/sized.h"
 
 #include <errno.h>
@@ -34,15 +35,9 @@ _Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved_0_2),
  * smaller one.  The perftramp_open function (not the macro) reads this. */
 const size_t pt_options_size_0_1 = PT_SIZED_END(struct perftramp_options, reserved);
 
-static const struct {
-    const char *word;
-    unsigned bits;
-} pt_output_words[] = {
-    {"perfmap", PERFTRAMP_PERF_MAP}, {"jitdump", PERFTRAMP_JITDUMP}, {"unwind", PERFTRAMP_UNWIND},
-    {"gdb", PERFTRAMP_GDB},          {"all", PERFTRAMP_ALL},
-    {"elf", PERFTRAMP_ELF}, /* not in all: it leaves files after exit */
-};
-
+/* Besides each output's own word (its row, api/output_rows.c): "all" is
+ * every output but ELF, which leaves files after exit. */
+static const char pt_all_word[] = "all";
 /* The boolean words, and what they turn on. */
 #define PT_ENV_DEFAULT_OUTPUTS PERFTRAMP_PERF_MAP
 static const char *const pt_env_on[] = {"1", "yes", "true", "on"};
@@ -79,14 +74,17 @@ int pt_parse_outputs(const char *spec, unsigned *out)
         n = strcspn(p, ", \t");
         if (n == 0)
             break;
-        size_t k = 0, count = sizeof pt_output_words / sizeof pt_output_words[0];
-        while (k < count && !(strlen(pt_output_words[k].word) == n && strncmp(pt_output_words[k].word, p, n) == 0))
-            k++;
-        if (k == count) {
+        unsigned bit = 0;
+        if (n == strlen(pt_all_word) && strncmp(pt_all_word, p, n) == 0)
+            bit = PERFTRAMP_ALL;
+        for (size_t k = 0; k < pt_n_output_rows && !bit; k++)
+            if (strlen(pt_output_rows[k].word) == n && strncmp(pt_output_rows[k].word, p, n) == 0)
+                bit = pt_output_rows[k].bit;
+        if (!bit) {
             errno = EINVAL;
             return -1;
         }
-        bits |= pt_output_words[k].bits;
+        bits |= bit;
         p += n;
     }
     *out = bits;

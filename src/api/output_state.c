@@ -1,29 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* One output of a context, opened, closed or failed: the state behind
- * pt->outputs (what exists), pt->active (what is written) and
- * pt->output_error (why an output stopped).  perftramp_open and _close,
- * perftramp_set_outputs and the replay and publish paths all go through
- * here, so an output is opened and torn down one way. */
+/* API layer: the outputs of a context, opened, fed, closed or failed, by
+ * the rows of api/output_table.h.  The state behind pt->outputs (what
+ * exists), pt->active (what is written) and pt->output_error (why an
+ * output stopped).  Every path that reaches the outputs (open and close,
+ * wrap and release, publish, set_outputs, fork) goes through here, so an
+ * output is fed and torn down one way, and a failing hook is handled once. */
 #include "config.h"
 
 #include "api/context.h"
+#include "api/output_table.h"
 #include "outputs/outputs.h"
 
 #include <errno.h>
 
-static const unsigned pt_output_bits[PT_N_OUTPUTS] = {PERFTRAMP_PERF_MAP, PERFTRAMP_JITDUMP, PERFTRAMP_UNWIND,
-                                           PERFTRAMP_GDB, PERFTRAMP_ELF};
-
 unsigned pt_output_bit(int i)
 {
-    return pt_output_bits[i];
+    return pt_output_rows[i].bit;
 }
 
 int pt_output_index(unsigned bit)
 {
-    for (int i = 0; i < PT_N_OUTPUTS; i++)
-        if (pt_output_bits[i] == bit)
-            return i;
+    for (size_t k = 0; k < pt_n_output_rows; k++)
+        if (pt_output_rows[k].bit == bit)
+            return (int)k;
     return -1;
 }
 
@@ -36,47 +35,17 @@ void pt_output_fail(struct perftramp *pt, unsigned bit, int e)
         return;
     atomic_compare_exchange_strong(&pt->output_error[i], &expected, e ? e : EIO);
     atomic_fetch_and(&pt->active, ~bit);
+    if (pt_output_rows[i].disabled)
+        pt_output_rows[i].disabled(pt);
 }
 
 void pt_output_close(struct perftramp *pt, unsigned bit)
 {
-    switch (bit) {
-    case PERFTRAMP_GDB:
-        for (size_t k = pt->slots.n_arenas; k-- > 0;)
-            pt_gdb_arena_removed(pt->gdb, pt->slots.arenas[k]);
-        pt_gdb_close(pt->gdb);
-        pt->gdb = NULL;
-        break;
-    case PERFTRAMP_UNWIND:
-        pt_unwind_close(pt->unwind); /* clears every arena's and region's handle */
-        pt->unwind = NULL;
-        break;
-    case PERFTRAMP_JITDUMP: {
-        /* a forked child that never wrote its own dump still holds the
-         * parent's: no CLOSE record into that one */
-        bool write_close = pt_output_on(pt, PERFTRAMP_JITDUMP) && !pt->fork_pending;
-        pt->jitdump_next_index = pt_jitdump_next_index(pt->jitdump);
-        if (pt_jitdump_close(pt->jitdump, write_close) < 0)
-            pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
-        pt->jitdump = NULL;
-        break;
-    }
-    case PERFTRAMP_PERF_MAP:
-        if (pt_perfmap_close(pt->perfmap) < 0)
-            pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-        pt->perfmap = NULL;
-        break;
-    case PERFTRAMP_ELF:
-        /* Code cannot move: the ELF arenas that exist stay files (their
-         * trampolines keep running there, and the other outputs still see
-         * them).  New trampolines go to ordinary memory from now on: the
-         * filling ELF arena takes no more (as after fork).  The directory
-         * stays open for a later enable, and is closed with the context. */
-        pt->slots.elf_on = false;
-        if (pt->slots.filling && pt->slots.filling->mem.elf)
-            pt->slots.filling = NULL;
-        break;
-    }
+    int i = pt_output_index(bit);
+    if (i < 0)
+        return;
+    if (pt_output_rows[i].close(pt) < 0)
+        pt_output_fail(pt, bit, errno);
     atomic_fetch_and(&pt->active, ~bit);
     pt->outputs &= ~bit;
 }
@@ -86,82 +55,41 @@ void pt_outputs_close(struct perftramp *pt, unsigned opened, int *first_error)
     int before[PT_N_OUTPUTS];
     for (int i = 0; i < PT_N_OUTPUTS; i++)
         before[i] = atomic_load(&pt->output_error[i]);
-    static const unsigned order[] = {PERFTRAMP_ELF, PERFTRAMP_GDB, PERFTRAMP_UNWIND, PERFTRAMP_JITDUMP, PERFTRAMP_PERF_MAP};
-    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
-        if (opened & order[k])
-            pt_output_close(pt, order[k]);
+    for (size_t k = pt_n_output_rows; k-- > 0;)
+        if (opened & pt_output_rows[k].bit)
+            pt_output_close(pt, pt_output_rows[k].bit);
     int e = 0;
     for (int i = 0; i < PT_N_OUTPUTS && !e; i++)
-        if (!before[i] && atomic_load(&pt->output_error[i]) && (pt_output_bits[i] & (PERFTRAMP_JITDUMP | PERFTRAMP_PERF_MAP)))
+        if (!before[i] && (pt_output_rows[i].traits & PT_OUT_CLOSE_ERROR))
             e = atomic_load(&pt->output_error[i]);
     if (first_error)
         *first_error = e;
 }
 
-/* PERFTRAMP_ELF: the directory, checked, and cleaned of the files of
- * processes that are gone.  A directory that cannot be used (someone
- * else's, a symlink, noexec, missing) disables the output: the arenas come
- * from the usual code memory.  The first arena file is made at the first
- * wrap (pt_elf_arena_alloc). */
-static int open_elf(struct perftramp *pt)
-{
-    if (!pt->elf_open) { /* perftramp_set_outputs enabling it again: the directory is open */
-        if (pt_elf_dir_open(&pt->elf, pt->elf_dir_opt, pt->pid) < 0)
-            return errno == ENOMEM ? -1 : PT_OUT_REFUSED;
-        pt->elf_open = true;
-        (void)pt_elf_dir_clean(pt->elf.fd); /* best effort: a file it cannot remove stays */
-    }
-    pt->slots.elf_dir = &pt->elf;
-    pt->slots.elf_on = true;
-    pt->slots.elf_error = 0;
-    /* enabled on a running context (perftramp_set_outputs): the next
-     * never-used slot comes from a new arena, an ELF file, rather than
-     * from the rest of an ordinary one */
-    if (pt->slots.filling && !pt->slots.filling->mem.elf)
-        pt->slots.filling = NULL;
-    return 0;
-}
-
 /* Opens one output: 0, PT_OUT_REFUSED (errno says why) or -1. */
-static int open_output(struct perftramp *pt, unsigned bit)
+static int open_output(struct perftramp *pt, const struct pt_output_row *row)
 {
-    int r;
-    switch (bit) {
-    case PERFTRAMP_PERF_MAP:
-        return pt_perfmap_open(&pt->perfmap, pt->pid);
-    case PERFTRAMP_JITDUMP:
-        r = pt_jitdump_open(&pt->jitdump, &pt->layout, pt->jitdump_dir, pt->pid, pt->wide);
-        if (r >= 0)
-            pt_jitdump_set_next_index(pt->jitdump, pt->jitdump_next_index);
-        return r;
-    case PERFTRAMP_UNWIND:
-        /* the arenas' .eh_frame, built now where it is not yet */
-        if (pt_slots_eh_build(&pt->slots) < 0)
-            return -1;
-        return pt_unwind_open(&pt->unwind);
-    case PERFTRAMP_GDB:
-        /* GDB reads the arenas' .eh_frame and a name per slot: kept from
-         * now on (the live ones get theirs at the replay, api/slot_name.c) */
-        if (pt_slots_eh_build(&pt->slots) < 0)
-            return -1;
+    /* the arenas' .eh_frame, built now where it is not yet */
+    if ((row->traits & PT_OUT_READS_EH) && pt_slots_eh_build(&pt->slots) < 0)
+        return -1;
+    /* names kept from now on (the live ones get theirs at the replay,
+     * api/slot_name.c) */
+    if (row->traits & PT_OUT_READS_NAMES)
         pt->slots.keep_names = true;
-        return pt_gdb_open(&pt->gdb, &pt->slots);
-    case PERFTRAMP_ELF:
-        return open_elf(pt);
-    }
-    errno = EINVAL;
-    return -1;
+    return row->open(pt);
 }
 
-/* Opens one output for perftramp_set_outputs: the state exists (bit in
- * pt->outputs) and, unless refused, the output is active.  0, or -1. */
 int pt_output_open(struct perftramp *pt, unsigned bit)
 {
-    int r = open_output(pt, bit);
+    int i = pt_output_index(bit);
+    if (i < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int r = open_output(pt, &pt_output_rows[i]);
     if (r < 0)
         return -1;
     pt->outputs |= bit;
-    int i = pt_output_index(bit);
     if (r == PT_OUT_REFUSED) {
         pt_output_fail(pt, bit, errno);
         return 0;
@@ -169,4 +97,71 @@ int pt_output_open(struct perftramp *pt, unsigned bit)
     atomic_store(&pt->output_error[i], 0);
     atomic_fetch_or(&pt->active, bit);
     return 0;
+}
+
+/* ---- feeding them: each hook that fails disables its output ---- */
+
+#define EACH_ROW(row) for (const struct pt_output_row *row = pt_output_rows; row < pt_output_rows + pt_n_output_rows; row++)
+
+void pt_outputs_slot_added(struct perftramp *pt, struct pt_arena *a, size_t i, bool new_arena,
+                           const struct pt_tramp *t)
+{
+    if (new_arena)
+        EACH_ROW(row)
+        if (row->arena_added && pt_output_on(pt, row->bit) && row->arena_added(pt, a) < 0)
+            pt_output_fail(pt, row->bit, errno);
+    EACH_ROW(row)
+    if (row->slot_added && pt_output_on(pt, row->bit) && row->slot_added(pt, a, i, t) < 0)
+        pt_output_fail(pt, row->bit, errno);
+}
+
+void pt_outputs_slot_removed(struct perftramp *pt, struct pt_arena *a, size_t i)
+{
+    EACH_ROW(row)
+    if (row->slot_removed && pt_output_on(pt, row->bit) && row->slot_removed(pt, a, i) < 0)
+        pt_output_fail(pt, row->bit, errno);
+}
+
+/* Every output whose state exists forgets the arena, working or not. */
+void pt_outputs_arena_removed(struct perftramp *pt, struct pt_arena *a)
+{
+    EACH_ROW(row)
+    if (row->arena_removed && (pt->outputs & row->bit))
+        row->arena_removed(pt, a);
+}
+
+void pt_outputs_code_added(struct perftramp *pt, struct pt_region *r, const struct pt_tramp *t)
+{
+    EACH_ROW(row)
+    if (row->code_added && pt_output_on(pt, row->bit) && row->code_added(pt, r, t) < 0)
+        pt_output_fail(pt, row->bit, errno);
+}
+
+void pt_outputs_code_removed(struct perftramp *pt, struct pt_region *r)
+{
+    EACH_ROW(row)
+    if (row->code_removed && (pt->outputs & row->bit))
+        row->code_removed(pt, r);
+}
+
+unsigned pt_outputs_reopen(struct perftramp *pt)
+{
+    unsigned reopened = 0;
+    EACH_ROW(row)
+    if (row->reopen && pt_output_on(pt, row->bit)) {
+        if (row->reopen(pt) < 0)
+            pt_output_fail(pt, row->bit, errno);
+        else
+            reopened |= row->bit;
+    }
+    return reopened;
+}
+
+unsigned pt_outputs_with_reopen(void)
+{
+    unsigned bits = 0;
+    EACH_ROW(row)
+    if (row->reopen)
+        bits |= row->bit;
+    return bits;
 }

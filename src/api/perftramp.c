@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The public API: open, wrap, release, output errors, after-fork, close. */
+/* API layer: the public calls open, wrap, release, output errors,
+ * after-fork and close; the outputs are reached through api/output_state.c. */
 #include "config.h"
 
 #include "api/atfork.h"
 #include "api/context.h"
+#include "api/output_table.h"
 #include "emit/eh_frame.h"
 #include "mem/icache.h"
 #include "outputs/outputs.h"
@@ -56,13 +58,6 @@ static void destroy(struct perftramp *pt)
     free(pt);
 }
 
-/* Disables ELF arenas for new arenas after a failure. */
-static void elf_fail(struct perftramp *pt, int e)
-{
-    pt->slots.elf_on = false;
-    pt_output_fail(pt, PERFTRAMP_ELF, e);
-}
-
 static void child_after_fork(void *ctx);
 
 perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size)
@@ -93,12 +88,12 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     pt_tag_seed(pt);
     int e = 0;
     size_t stride;
-    pt->wide = (o.outputs & PERFTRAMP_JITDUMP) || (o.flags & (PERFTRAMP_WIDE_SLOTS | PERFTRAMP_SIGNAL));
+    pt->wide = (o.outputs & pt_output_bits_with(PT_OUT_WIDE_SLOTS)) || (o.flags & (PERFTRAMP_WIDE_SLOTS | PERFTRAMP_SIGNAL));
     /* room for the in-arena .eh_frame always, built at once only for an
      * output that reads it (else when one is switched on: untouched, the
      * room costs address space, no memory); names only when asked for
      * (pt_keep_names) */
-    bool eh_now = (o.outputs & (PERFTRAMP_UNWIND | PERFTRAMP_GDB | PERFTRAMP_ELF)) != 0;
+    bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;
@@ -116,8 +111,8 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     }
 
     unsigned opened = 0;
-    for (int i = 0; i < PT_N_OUTPUTS; i++) {
-        unsigned bit = pt_output_bit(i);
+    for (size_t k = 0; k < pt_n_output_rows; k++) {
+        unsigned bit = pt_output_rows[k].bit;
         if (!(o.outputs & bit))
             continue;
         if (pt_output_open(pt, bit) < 0) {
@@ -198,10 +193,6 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
         errno = e;
         return NULL;
     }
-    if (pt->slots.elf_error && pt_output_on(pt, PERFTRAMP_ELF))
-        elf_fail(pt, pt->slots.elf_error); /* no ELF arena could be made: this one is ordinary memory */
-    if (new_arena && pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_arena_added(pt->unwind, &pt->slots, a) < 0)
-        pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
     uintptr_t x = pt_slot_x(&pt->slots, a, i);
     char anon[PT_ANON_NAME_SIZE];
     if (anonymous)
@@ -223,16 +214,7 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     a->live++;
 
     struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name, .file = file, .line = line};
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt->perfmap, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-    if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt->jitdump, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
-    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_add(pt->gdb, a, i) < 0)
-        pt_output_fail(pt, PERFTRAMP_GDB, errno);
-    if (a->mem.elf && pt_output_on(pt, PERFTRAMP_ELF) &&
-        (pt_elf_symbol_add(a->mem.elf, i, t.size, name) < 0 ||
-         (file && *file && pt_elf_line_add(a->mem.elf, i, t.size, file, line) < 0)))
-        elf_fail(pt, errno);
+    pt_outputs_slot_added(pt, a, i, new_arena, &t);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -253,8 +235,7 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
     }
     a->live_bits[i / 64] &= ~(1ull << (i % 64));
     a->live--;
-    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_gdb_remove(pt->gdb, a, i) < 0)
-        pt_output_fail(pt, PERFTRAMP_GDB, errno);
+    pt_outputs_slot_removed(pt, a, i);
     if (a->names) {
         free(a->names[i]);
         a->names[i] = NULL;
@@ -262,10 +243,7 @@ int perftramp_release(perftramp *pt, perftramp_fn tramp)
     pt_slot_free(&pt->slots, a, i);
     if (pt_arena_spent(a)) {
         /* an ELF arena nothing will run again: unmapped, its file stays */
-        if (pt->outputs & PERFTRAMP_GDB)
-            pt_gdb_arena_removed(pt->gdb, a);
-        if (pt->outputs & PERFTRAMP_UNWIND)
-            pt_unwind_arena_removed(pt->unwind, a);
+        pt_outputs_arena_removed(pt, a);
         pt_arena_retire(&pt->slots, a);
     }
     pthread_mutex_unlock(&pt->lock);
@@ -282,15 +260,6 @@ int perftramp_output_error(perftramp *pt, unsigned output)
     return atomic_load(&pt->output_error[i]);
 }
 
-/* After a reopen: the bit when the output works, 0 when it was disabled. */
-static unsigned reopen_output(struct perftramp *pt, unsigned bit, int r)
-{
-    if (r == 0)
-        return bit;
-    pt_output_fail(pt, bit, errno);
-    return 0;
-}
-
 /* The child's own map and dump: opened, then fed every trampoline live in
  * the child.  Called single-threaded or with the lock held. */
 static void write_child_files(struct perftramp *pt)
@@ -299,13 +268,9 @@ static void write_child_files(struct perftramp *pt)
     /* slots that keep no name: the parent's perf map names them (it was
      * on at the fork, so it holds every slot wrapped while it was) */
     pid_t map_pid = pt->names_map_pid;
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
+    if (pt_output_on(pt, pt_output_bits_with(PT_OUT_NAMES_SOURCE)))
         pt->names_map_pid = pt->parent_pid;
-    unsigned reopened = 0;
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP))
-        reopened |= reopen_output(pt, PERFTRAMP_PERF_MAP, pt_perfmap_reopen(pt->perfmap, pt->pid));
-    if (pt_output_on(pt, PERFTRAMP_JITDUMP))
-        reopened |= reopen_output(pt, PERFTRAMP_JITDUMP, pt_jitdump_reopen(pt->jitdump, pt->pid));
+    unsigned reopened = pt_outputs_reopen(pt);
     /* the child's files hold every trampoline and region live in the child */
     if (reopened)
         pt_replay(pt, reopened, false);
@@ -349,7 +314,7 @@ static void child_after_fork(void *ctx)
 {
     struct perftramp *pt = ctx;
     child_starts(pt);
-    pt->fork_pending = pt_output_on(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP);
+    pt->fork_pending = pt_output_on(pt, pt_outputs_with_reopen());
 }
 
 int perftramp_close(perftramp *pt)

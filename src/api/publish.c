@@ -212,17 +212,10 @@ int perftramp_publish_sized(perftramp *pt, const struct perftramp_code *code, si
     memmove(&pt->regions[at + 1], &pt->regions[at], (pt->n_regions - at) * sizeof *pt->regions);
     pt->regions[at] = r;
     pt->n_regions++;
-    /* the unwinder first: code may run (and throw) as soon as we return */
-    if (pt_output_on(pt, PERFTRAMP_UNWIND) && pt_unwind_code_add(pt->unwind, r->eh, r->eh_len, &r->unwind_handle) < 0)
-        pt_output_fail(pt, PERFTRAMP_UNWIND, errno);
+    /* every output has it before we return: code may run (and throw) then */
     struct pt_tramp t;
     pt_region_tramp(r, &t);
-    if (pt_output_on(pt, PERFTRAMP_PERF_MAP) && pt_perfmap_add(pt->perfmap, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_PERF_MAP, errno);
-    if (pt_output_on(pt, PERFTRAMP_JITDUMP) && pt_jitdump_add(pt->jitdump, &t) < 0)
-        pt_output_fail(pt, PERFTRAMP_JITDUMP, errno);
-    if (pt_output_on(pt, PERFTRAMP_GDB) && pt_region_gdb_add(pt, r) < 0)
-        pt_output_fail(pt, PERFTRAMP_GDB, errno);
+    pt_outputs_code_added(pt, r, &t);
     pthread_mutex_unlock(&pt->lock);
     return 0;
 }
@@ -247,8 +240,7 @@ int perftramp_unpublish(perftramp *pt, const void *addr)
         return -1;
     }
     struct pt_region *r = pt->regions[at];
-    pt_unwind_code_removed(pt->unwind, &r->unwind_handle);
-    pt_gdb_code_removed(pt->gdb, &r->gdb_handle);
+    pt_outputs_code_removed(pt, r);
     memmove(&pt->regions[at], &pt->regions[at + 1], (pt->n_regions - at - 1) * sizeof *pt->regions);
     pt->n_regions--;
     pthread_mutex_unlock(&pt->lock);

@@ -9,6 +9,7 @@
  * replay then asks the name callback, else reads the perf map written
  * while it was on, else shows a placeholder (pt_slot_replay_name). */
 #include "api/context.h"
+#include "api/output_table.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,10 +65,11 @@ struct pt_map_name {
 
 bool pt_keep_names(const struct perftramp *pt)
 {
-    /* a jitdump's fork child replays to its own dump, which has no perf
-     * map to take names from when none is on */
-    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & PERFTRAMP_GDB) ||
-           ((pt->flags & PERFTRAMP_SIGNAL) && !pt->name_fn) || ((pt->outputs & PERFTRAMP_JITDUMP) && !pt->name_fn);
+    /* an output that reads the slots' names (GDB), or one replayed in a
+     * fork's child without a perf map to take names from (the jitdump),
+     * or a signal switch, unless a name callback gives them */
+    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt_output_bits_with(PT_OUT_READS_NAMES)) ||
+           (!pt->name_fn && ((pt->flags & PERFTRAMP_SIGNAL) || (pt->outputs & pt_output_bits_with(PT_OUT_NAMES_FOR_REPLAY))));
 }
 
 static int by_addr(const void *pa, const void *pb)
