@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The outputs a context feeds.  Each is a leaf: it owns its state, learns
+/* The outputs a context feeds (the API reaches them through its table of
+ * outputs, api/output_rows.c).  Each is a leaf: it owns its state, learns
  * what it needs through these hooks, and never calls back into the core.
  * The core calls every hook with its lock held.
  *
