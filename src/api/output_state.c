@@ -149,7 +149,7 @@ unsigned pt_outputs_reopen(struct perftramp *pt)
     unsigned reopened = 0;
     EACH_ROW(row)
     if (row->reopen && pt_output_on(pt, row->bit)) {
-        if (row->reopen(pt) < 0)
+        if (row->reopen(pt) != 0) /* -1, or PT_OUT_REFUSED: errno says why */
             pt_output_fail(pt, row->bit, errno);
         else
             reopened |= row->bit;

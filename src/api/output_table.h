@@ -59,7 +59,8 @@ struct pt_output_row {
     int (*slot_removed)(struct perftramp *pt, struct pt_arena *a, size_t i);
     int (*code_added)(struct perftramp *pt, struct pt_region *r, const struct pt_tramp *t);
     void (*code_removed)(struct perftramp *pt, struct pt_region *r);
-    /* in a forked child: the parent's file let go, the child's opened */
+    /* in a forked child: the parent's file let go, the child's opened:
+     * 0, PT_OUT_REFUSED or -1, as open (either disables the output) */
     int (*reopen)(struct perftramp *pt);
 };
 
