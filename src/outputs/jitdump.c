@@ -158,8 +158,10 @@ static void map_outer_marker(struct pt_jitdump *jd, const char *dir, const char 
     if (snprintf(alias, sizeof alias, "%s/jit-%ld.dump", dir, (long)jd->outer_pid) < (int)sizeof alias) {
         if (link(path, alias) < 0 && errno == EEXIST) {
             struct stat st;
-            if (lstat(alias, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && unlink(alias) == 0)
-                (void)link(path, alias);
+            if (lstat(alias, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && unlink(alias) == 0) {
+                int relinked = link(path, alias); /* failed: the open below finds no alias, as said */
+                (void)relinked;
+            }
         }
         fd = open(alias, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     }
