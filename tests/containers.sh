@@ -53,6 +53,10 @@ command -v perf >/dev/null 2>&1 || skip "perf is not installed (Debian: linux-pe
 command -v unshare >/dev/null 2>&1 || skip "unshare is not installed (util-linux)"
 perf record -q -o "$tmp/probe.data" -e cpu-clock -- true >"$tmp/probe.log" 2>&1 ||
     skip "perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
+# the container gets a private /tmp: a build or source tree under /tmp is
+# not there (the programs and their library would be missing)
+case "$B/" in /tmp/*) skip "the build ($B) is under /tmp, which the container's private /tmp hides" ;; esac
+case "$S/" in /tmp/*) skip "the source tree ($S) is under /tmp, which the container's private /tmp hides" ;; esac
 unshare --pid --mount --fork sh -c 'mount -t tmpfs tmpfs /tmp' >"$tmp/unshare.log" 2>&1 ||
     skip "cannot make a pid and mount namespace here (unshare: $(head -1 "$tmp/unshare.log"); needs root or user namespaces)"
 

@@ -45,6 +45,17 @@ rc=$?
 [ $rc -eq 0 ] || { bad "examples/lua/build.sh: $(tail -n 5 "$tmp/build.err")"; exit 1; }
 LUA=$(sed -n 's/^patched //p' "$tmp/build.out")
 BASE=$(sed -n 's/^unpatched //p' "$tmp/build.out")
+# A sanitizer build's libperftramp.so needs its runtimes first in the
+# process, and lua is not instrumented: a wrapper preloads them (CI's
+# ASan pass), for lua alone (perf and sh stay as they are).
+san=$(for lib in libasan libubsan; do
+    ldd "$LUA" 2>/dev/null | awk -v l="$lib" 'index($1, l ".so") == 1 { print $3 }'
+done | paste -sd: -)
+if [ -n "$san" ]; then
+    printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$san" "$LUA" >"$tmp/lua-san"
+    chmod +x "$tmp/lua-san"
+    LUA=$tmp/lua-san
+fi
 PORT=$S/examples/lua/tests/port.lua
 BENCH=$S/examples/lua/bench.lua
 

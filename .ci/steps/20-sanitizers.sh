@@ -20,36 +20,36 @@ export PERFTRAMP_ALL_PROOFS=0
 # instrument, and take minutes: the plain `make check` ran them.
 export PT_GUEST_TESTS=0
 
-src=/tmp/ci-san-src
+src=/var/tmp/ci-san-src
 ci_src "$src"
 src=$CI_SRC_DIR
 fail=0
 
-echo "== ASan+UBSan: make check, torture suites included (/tmp/ci-asan)"
+echo "== ASan+UBSan: make check, torture suites included (/var/tmp/ci-asan)"
 san='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
-ci_build "$src" /tmp/ci-asan CFLAGS="-O1 -g $san" CXXFLAGS="-O1 -g $san" LDFLAGS="$san"
+ci_build "$src" /var/tmp/ci-asan CFLAGS="-O1 -g $san" CXXFLAGS="-O1 -g $san" LDFLAGS="$san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if ! (cd /tmp/ci-asan && make -s check >/dev/null); then
-    ci_logs /tmp/ci-asan
+if ! (cd /var/tmp/ci-asan && make -s check >/dev/null); then
+    ci_logs /var/tmp/ci-asan
     fail=1
 fi
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-echo "== TSan: make check-tsan (/tmp/ci-tsan)"
-ci_build "$src" /tmp/ci-tsan CFLAGS="-O1 -g -fsanitize=thread" CXXFLAGS="-O1 -g -fsanitize=thread" \
+echo "== TSan: make check-tsan (/var/tmp/ci-tsan)"
+ci_build "$src" /var/tmp/ci-tsan CFLAGS="-O1 -g -fsanitize=thread" CXXFLAGS="-O1 -g -fsanitize=thread" \
     LDFLAGS="-fsanitize=thread"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-if ! (cd /tmp/ci-tsan && make -s check-tsan >/dev/null); then
-    ci_logs /tmp/ci-tsan
+if ! (cd /var/tmp/ci-tsan && make -s check-tsan >/dev/null); then
+    ci_logs /var/tmp/ci-tsan
     fail=1
 fi
 unset TSAN_OPTIONS
 
-echo "== valgrind memcheck: make check-valgrind (/tmp/ci-valgrind)"
-ci_build "$src" /tmp/ci-valgrind CFLAGS="-O1 -g"
-if ! (cd /tmp/ci-valgrind && make -s check-valgrind >/dev/null); then
-    ci_logs /tmp/ci-valgrind
+echo "== valgrind memcheck: make check-valgrind (/var/tmp/ci-valgrind)"
+ci_build "$src" /var/tmp/ci-valgrind CFLAGS="-O1 -g"
+if ! (cd /var/tmp/ci-valgrind && make -s check-valgrind >/dev/null); then
+    ci_logs /var/tmp/ci-valgrind
     fail=1
 fi
 exit $fail
