@@ -185,7 +185,7 @@ static int elf_open(struct perftramp *pt)
  * as ordinary memory would). */
 static void elf_disabled(struct perftramp *pt)
 {
-    pt->slots.elf_on = false;
+    pt->slots.elf_on = false; /* the filling arena is kept */
 }
 
 /* Code cannot move: the ELF arenas that exist stay files (their
