@@ -101,7 +101,6 @@ int pt_output_open(struct perftramp *pt, unsigned bit)
 
 /* ---- feeding them: each hook that fails disables its output ---- */
 
-#define EACH_ROW(row) for (const struct pt_output_row *row = pt_output_rows; row < pt_output_rows + pt_n_output_rows; row++)
 
 void pt_outputs_slot_added(struct perftramp *pt, struct pt_arena *a, size_t i, bool new_arena,
                            const struct pt_tramp *t)

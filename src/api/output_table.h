@@ -67,6 +67,9 @@ struct pt_output_row {
 extern const struct pt_output_row pt_output_rows[];
 extern const size_t pt_n_output_rows;
 
+/* Every row, in open order. */
+#define EACH_ROW(row) for (const struct pt_output_row *row = pt_output_rows; row < pt_output_rows + pt_n_output_rows; row++)
+
 /* The bits of the rows that have every trait in `traits`. */
 unsigned pt_output_bits_with(unsigned traits);
 

@@ -27,7 +27,6 @@ struct replay {
     char *buf;                    /* PT_REPLAY_NAME_SIZE */
 };
 
-#define EACH_ROW(row) for (const struct pt_output_row *row = pt_output_rows; row < pt_output_rows + pt_n_output_rows; row++)
 #define FED(r, row) (((r)->bits & (row)->bit) && pt_output_on((r)->pt, (row)->bit))
 
 /* A hook failed (errno): strict, the replay stops (-1); else that output
