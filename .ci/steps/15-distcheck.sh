@@ -58,7 +58,7 @@ fi
 # outside /tmp: .ci/leftovers.sh then gives the run a private, empty /tmp
 ci_src /var/tmp/ci-distcheck-src
 (cd "$CI_SRC_DIR" && ./configure -q && .ci/leftovers.sh \
-    make -s distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror > distcheck.log 2>&1) || {
+    make -s -j2 distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror > distcheck.log 2>&1) || {
     tail -n 80 "$CI_SRC_DIR/distcheck.log"
     ci_logs "$CI_SRC_DIR"
     exit 1

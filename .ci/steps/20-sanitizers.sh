@@ -30,7 +30,7 @@ san='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=
 ci_build "$src" /var/tmp/ci-asan CFLAGS="-O1 -g $san" CXXFLAGS="-O1 -g $san" LDFLAGS="$san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if ! (cd /var/tmp/ci-asan && make -s check >/dev/null); then
+if ! (cd /var/tmp/ci-asan && make -s -j2 check >/dev/null); then
     ci_logs /var/tmp/ci-asan
     fail=1
 fi
@@ -40,7 +40,7 @@ echo "== TSan: make check-tsan (/var/tmp/ci-tsan)"
 ci_build "$src" /var/tmp/ci-tsan CFLAGS="-O1 -g -fsanitize=thread" CXXFLAGS="-O1 -g -fsanitize=thread" \
     LDFLAGS="-fsanitize=thread"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-if ! (cd /var/tmp/ci-tsan && make -s check-tsan >/dev/null); then
+if ! (cd /var/tmp/ci-tsan && make -s -j2 check-tsan >/dev/null); then
     ci_logs /var/tmp/ci-tsan
     fail=1
 fi
@@ -48,7 +48,7 @@ unset TSAN_OPTIONS
 
 echo "== valgrind memcheck: make check-valgrind (/var/tmp/ci-valgrind)"
 ci_build "$src" /var/tmp/ci-valgrind CFLAGS="-O1 -g"
-if ! (cd /var/tmp/ci-valgrind && make -s check-valgrind >/dev/null); then
+if ! (cd /var/tmp/ci-valgrind && make -s -j2 check-valgrind >/dev/null); then
     ci_logs /var/tmp/ci-valgrind
     fail=1
 fi

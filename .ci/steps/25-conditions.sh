@@ -21,7 +21,7 @@ su - ptuser -c 'git config --global --add safe.directory "*"'
 src=$(pwd)
 su - ptuser -c "rm -rf ~/pt && git clone -q '$src' ~/pt && cd ~/pt &&
     (autoreconf -fi && ./configure --enable-werror && make -j2) > ~/build.log 2>&1 &&
-    CI=true make check TESTS='$SUB'" || { echo "25-conditions: FAIL as a normal user"; exit 1; }
+    CI=true make -j2 check TESTS='$SUB'" || { echo "25-conditions: FAIL as a normal user"; exit 1; }
 echo "25-conditions: as ptuser: pass ($(( $(date +%s) - start ))s)"
 
 # 2. a busy CPU, a long TMPDIR with a space, a foreign locale
@@ -33,6 +33,6 @@ mkdir -p "$tmp"
 nice -n 19 sh -c 'while :; do :; done' &
 busy=$!
 trap 'kill $busy 2> /dev/null; rm -rf "/tmp/pt ci conditions"' EXIT
-env -u LC_ALL LANG=$loc TMPDIR="$tmp" CI=true make check TESTS="$SUB"
+env -u LC_ALL LANG=$loc TMPDIR="$tmp" CI=true make -j2 check TESTS="$SUB"
 echo "25-conditions: busy CPU, TMPDIR of ${#tmp} characters with spaces, LANG=$loc: pass ($(( $(date +%s) - t ))s)"
 echo "25-conditions: $(( $(date +%s) - start ))s"
