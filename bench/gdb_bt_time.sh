@@ -30,8 +30,8 @@ trap cleanup EXIT
 prog=$tmp/gdb_bt_prog
 # shellcheck disable=SC2086
 if ! ${PT_CC:-cc} ${BENCH_CPPFLAGS:--I$src/include -I$src/src} ${BENCH_CFLAGS:-} -g -O1 -fno-omit-frame-pointer \
-    -o "$prog" "$src/tests/gdb_bt_prog.c" "$src/tests/hidden_rbp.S" ${BENCH_LIBS:-} 2>"$tmp/cc.err"; then
-    echo "gdb_bt_s_10k: n/a (tests/gdb_bt_prog.c does not build: $(head -n 1 "$tmp/cc.err"))"
+    -o "$prog" "$src/tests/gdb/gdb_bt_prog.c" "$src/tests/perf/hidden_rbp.S" ${BENCH_LIBS:-} 2>"$tmp/cc.err"; then
+    echo "gdb_bt_s_10k: n/a (tests/gdb/gdb_bt_prog.c does not build: $(head -n 1 "$tmp/cc.err"))"
     exit 0
 fi
 now() { date +%s.%N; }

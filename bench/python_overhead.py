@@ -35,8 +35,8 @@
 # run inside math.fsum, with collection on only there, after a warm-up:
 #     ir_per_call_off / _hook / _builtin / _perftramp  instructions per Python call
 #     ir_vs_builtin                             perftramp / -X perf
-# Stacks: tests/python_stack_workload.py (function, method, generator,
-# recursion) under perf record -k 1; tests/python_stacks.py counts, among
+# Stacks: tests/python/python_stack_workload.py (function, method, generator,
+# recursion) under perf record -k 1; tests/python/python_stacks.py counts, among
 # the samples inside its window, those with the complete py:: chain down
 # to the module's code:
 #     stacks_vs_builtin_fp     perftramp (perf map) / -X perf, --call-graph fp
@@ -284,7 +284,7 @@ def perf_ok():
 
 
 def loads_in(path):
-    """Number of LOAD records in a jitdump (layout: tests/python_jitdump.py)."""
+    """Number of LOAD records in a jitdump (layout: tests/python/python_jitdump.py)."""
     with open(path, "rb") as f:
         b = f.read()
     off, n = 40, 0
@@ -300,7 +300,7 @@ def stack_run(srcdir, tmp, label, callgraph, argv, dumpdir=None):
     d = os.path.join(tmp, label)
     os.makedirs(d)
     script = os.path.join(d, "w.py")
-    shutil.copy(os.path.join(srcdir, "tests", "python_stack_workload.py"), script)
+    shutil.copy(os.path.join(srcdir, "tests", "python", "python_stack_workload.py"), script)
     env = dict(os.environ, HOME=d)
     perf = ["perf", "--buildid-dir", os.path.join(d, "debug")]
     data = os.path.join(d, "perf.data")
@@ -331,7 +331,7 @@ def stack_run(srcdir, tmp, label, callgraph, argv, dumpdir=None):
         with open(txt, "w") as f:
             subprocess.run(perf + ["script", "-F", "time,ip,sym,dso", "-i", data], stdout=f, stderr=subprocess.DEVNULL,
                            env=env, check=True)
-        out = subprocess.run([sys.executable, os.path.join(srcdir, "tests", "python_stacks.py"), txt, script, *window],
+        out = subprocess.run([sys.executable, os.path.join(srcdir, "tests", "python", "python_stacks.py"), txt, script, *window],
                              capture_output=True, text=True, check=True).stdout.split()
         stat = dict(zip(out[::2], out[1::2]))
         note("stacks %s: %s of %s samples complete (%s%%), %s named, %s stuck in ld.so (left out)" % (

@@ -134,7 +134,7 @@ keys="$keys lua_off_vs_unpatched lua_perfmap_vs_off"
 PT_SRCDIR=$src PT_BUILDDIR=$build stage lua_overhead 600 bash "$src/bench/lua_overhead.sh" $([ -n "$quick" ] && echo 3)
 # shellcheck disable=SC2046
 stage python_create 900 sh "$src/bench/python_create.sh" $([ -n "$quick" ] && echo 1)
-keys="$keys enable_ms_100k"; make -s -C "$build" tests/check_dynamic >/dev/null 2>&1 && stage enable_100k 300 env CK_RUN_CASE=enable100k "$build/tests/check_dynamic" || echo "enable_ms_100k: n/a (tests/check_dynamic does not build here: it needs Check)" >>"$log"
+keys="$keys enable_ms_100k"; make -s -C "$build" tests/api/check_dynamic >/dev/null 2>&1 && stage enable_100k 300 env CK_RUN_CASE=enable100k "$build/tests/api/check_dynamic" || echo "enable_ms_100k: n/a (tests/api/check_dynamic does not build here: it needs Check)" >>"$log"
 
 # Derived ratios.
 r=$(ratio "$(value wrap_ns_jitdump)" "$(value write_floor_ns)")

@@ -137,7 +137,7 @@ done
 
 # Script tests that build what they run from the sources themselves (with
 # cross compilers): nothing needs building for them.
-self_built=" tests/arch/run_foreign.sh tests/unwind_foreign.sh "
+self_built=" tests/arch/run_foreign.sh tests/arch/unwind_foreign.sh "
 
 # run_killers WORD...: VAR=value words set the environment, the others are
 # tests.  Builds what they need and runs them; result_<n> = each .trs

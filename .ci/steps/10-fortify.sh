@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
-. tests/torture/ci-lib.sh
+. tests/lib/ci_lib.sh
 ci_src /tmp/ci-fortify-src
 flags='-O2 -D_FORTIFY_SOURCE=2'
 ci_build "$CI_SRC_DIR" /tmp/ci-fortify CFLAGS="$flags" CXXFLAGS="$flags"

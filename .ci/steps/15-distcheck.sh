@@ -28,7 +28,7 @@ set -euo pipefail
 export PT_GUEST_TESTS=0 PERFTRAMP_ALL_PROOFS=0
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
-. tests/torture/ci-lib.sh
+. tests/lib/ci_lib.sh
 
 # 1. what the tarball ships
 if [ -f Makefile ] && git rev-parse --git-dir > /dev/null 2>&1; then

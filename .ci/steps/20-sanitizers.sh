@@ -6,7 +6,7 @@
 # pass has its own build directory; any report fails the step.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/torture/ci-lib.sh
+. tests/lib/ci_lib.sh
 command -v valgrind >/dev/null || { echo "20-sanitizers: valgrind missing (tools/deps/torture.txt)"; exit 1; }
 
 # Strict mode off, deliberately: these passes look for memory errors,

@@ -10,8 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
-SUB='tests/perf_parsers.sh tests/perf_e2e.sh tests/python_perf.sh tests/tiny_perf.sh tests/cli_check.sh
-tests/check_fork_lazy tests/check_perfmap tests/gdb_bt.sh tests/env_secure.sh'
+SUB='tests/perf/perf_parsers.sh tests/perf/perf_e2e.sh tests/python/python_perf.sh tests/perf/tiny_perf.sh tests/cli/cli_check.sh
+tests/api/check_fork_lazy tests/outputs/check_perfmap tests/gdb/gdb_bt.sh tests/api/env_secure.sh'
 SUB=$(echo $SUB)
 
 # 1. a normal user

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
 # an in-tree configured checkout refuses out-of-tree builds: use a copy
-. tests/torture/ci-lib.sh
+. tests/lib/ci_lib.sh
 ci_src /tmp/ci-arch-src
 PT_HOST_ARCH=$(sed -n 's/^PT_HOST_ARCH = *//p' Makefile 2>/dev/null || true)
 PT_HOST_ARCH=${PT_HOST_ARCH:-$(uname -m)} sh tests/arch/cross_configure.sh "$CI_SRC_DIR"

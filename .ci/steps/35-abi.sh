@@ -17,8 +17,8 @@ update=no
 for t in abidw abidiff; do
     command -v "$t" >/dev/null || { echo "35-abi: $t missing: apt-get install abigail-tools (tools/deps/abi.txt)"; exit 1; }
 done
-# shellcheck source=tests/torture/ci-lib.sh
-. tests/torture/ci-lib.sh
+# shellcheck source=tests/lib/ci_lib.sh
+. tests/lib/ci_lib.sh
 ci_src /tmp/ci-abi-src
 src=$CI_SRC_DIR
 build=/tmp/ci-abi

@@ -5,7 +5,7 @@
 # (quickstart configures in-tree), else its own build in /tmp/ci-torture.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/torture/ci-lib.sh
+. tests/lib/ci_lib.sh
 if [ -f Makefile ]; then
     build=$PWD
 else

@@ -11,15 +11,15 @@
 # frame pointers may leave out its fp proof (an information line says so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tests="tests/python_api.sh tests/python_perfmap.sh tests/python_jitdump.sh tests/python_perf.sh
-tests/python_unwind.sh tests/python_install.sh tests/python_pip.sh tests/python_refuse.sh"
+tests="tests/python/python_api.sh tests/python/python_perfmap.sh tests/python/python_jitdump.sh tests/python/python_perf.sh
+tests/python/python_unwind.sh tests/python/python_install.sh tests/python/python_pip.sh tests/python/python_refuse.sh"
 make -s python-if-possible
 # shellcheck disable=SC2086 # the list of tests
 make -s check TESTS="$(echo $tests)" > /dev/null || true
 fail=0
 for t in $tests; do
     if ! grep -q '^:test-result: PASS' "$t.trs" 2> /dev/null; then
-        if [ "$t" = tests/python_perf.sh ] && grep -q '^SKIP: perf' "$t.log"; then
+        if [ "$t" = tests/python/python_perf.sh ] && grep -q '^SKIP: perf' "$t.log"; then
             continue
         fi
         echo "70-python: $t did not pass"
@@ -31,7 +31,7 @@ found=$(sh examples/python/pythons.sh | awk '$2 != "-" { print $1 }')
 [ -n "$found" ] || { echo "70-python: no supported CPython found (pythons.sh: $(sh examples/python/pythons.sh | tr '\n' ';'))"; exit 1; }
 for ver in $found; do
     for proof in api perfmap jitdump perf-dwarf unwind gdb install pip; do
-        line=$(grep -h "^PROOF: python\.$ver\.$proof " tests/python_*.sh.log | tail -n 1)
+        line=$(grep -h "^PROOF: python\.$ver\.$proof " tests/python/python_*.sh.log | tail -n 1)
         case $line in
         *" proven "*) ;;
         *)
@@ -40,7 +40,7 @@ for ver in $found; do
             ;;
         esac
     done
-    line=$(grep -h "^PROOF: python\.$ver\.perf-fp \|^python\.$ver\.perf-fp: " tests/python_perf.sh.log | tail -n 1)
+    line=$(grep -h "^PROOF: python\.$ver\.perf-fp \|^python\.$ver\.perf-fp: " tests/python/python_perf.sh.log | tail -n 1)
     case $line in
     *" proven "* | "python.$ver.perf-fp: does not apply here: CPython built without frame pointers"*) ;;
     *)

@@ -4,7 +4,7 @@
 # machine: one line per supported version,
 #   3.11 /path/to/python3.11
 #   3.12 - <why there is none>
-# `make python-if-possible`, the tests (tests/python_lib.sh) and the
+# `make python-if-possible`, the tests (tests/lib/python_lib.sh) and the
 # benchmark (bench/python_overhead.sh) all take their list from here.
 # Candidates: $PT_PYTHONS (interpreter paths separated by spaces) when set,
 # nothing else; otherwise pyenv's builds ($PYENV_ROOT, default ~/.pyenv;

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     if (!jit || tcc_jit_symbol(jit, "tcc_probe", (const void *)tcc_probe) < 0)
         return 1;
     if (getenv("TCC_JIT_PACKED")) {
-        /* the trap, for tests/tcc.sh: every function in one tcc image */
+        /* the trap, for tests/clients/tcc.sh: every function in one tcc image */
         const char *names[TCC_PROGRAM_FNS];
         char source[4096] = "";
         for (size_t k = 0; k < TCC_PROGRAM_FNS; k++) {

@@ -27,7 +27,7 @@ int tcc_jit_symbol(struct tcc_jit *j, const char *name, const void *addr);
  * stderr on failure.  Later sources may call it by name. */
 void *tcc_jit_compile(struct tcc_jit *j, const char *name, const char *source);
 
-/* The trap tcc_jit_compile avoids, for showing it (tests/tcc.sh): the
+/* The trap tcc_jit_compile avoids, for showing it (tests/clients/tcc.sh): the
  * functions `names` of one source compiled in ONE state, so tcc packs them
  * back to back, each published.  0, or -1. */
 int tcc_jit_compile_group(struct tcc_jit *j, const char *const *names, size_t n, const char *source);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 /* A field added to struct pt_arch must be checked here (or marked optional
- * in table.h) and removed in turn by tests/check_emitter.c's
+ * in table.h) and removed in turn by tests/emit/check_emitter.c's
  * tables_lack_no_field: this size stops the build until the new size is
  * written here, so the list of checks cannot silently fall behind the
  * struct (152 bytes on every LP64 ABI perftramp has a table for). */

@@ -126,7 +126,7 @@ struct pt_nop {
 /* Every field is required unless it says "optional": pt_arch_check()
  * (src/arch/arch_check.c) refuses a table that lacks one, and
  * pt_layout_build() runs it, so perftramp_open fails (EINVAL) on such a
- * host table and tests/check_emitter fails for any table in the lists. */
+ * host table and tests/emit/check_emitter fails for any table in the lists. */
 struct pt_arch {
     const char *name;         /* "x86_64", "aarch64", ... */
     const char *clang_target; /* triple for clang --target and cross tools */

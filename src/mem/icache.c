@@ -4,7 +4,7 @@
  * GCC 12 and clang 14, Debian 12): on ppc64le GCC emits nothing and clang
  * calls libgcc's __clear_cache, an empty function there; on riscv64 clang
  * calls that same empty function; on aarch64 both call __clear_cache out
- * of line; on s390x both emit nothing.  tests/icache_flush.sh finds the
+ * of line; on s390x both emit nothing.  tests/mem/icache_flush.sh finds the
  * sequences below in the cross builds of perftramp_wrap and of the release
  * path. */
 #include "config.h"

@@ -20,7 +20,7 @@
  * exported descriptor would not do: gdb takes a global data symbol of a
  * shared library for a possible copy relocation and reads the main
  * executable's symbol of the same name instead (gdb 13, checked by
- * tests/gdb_foreign_jit.sh), so a host defining its own descriptor hid
+ * tests/gdb/gdb_foreign_jit.sh), so a host defining its own descriptor hid
  * perftramp's from gdb.  The price: gdb needs libperftramp.so's symbol
  * table (an unstripped library, or its debug symbols; docs/unwinding.md). */
 void __jit_debug_register_code(void) __attribute__((noinline, used, visibility("hidden")));

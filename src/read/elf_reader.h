@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Minimal ELF64 reading: enough to pull sections out of an object a
- * compiler made (tests/check_reference).  For the tests and tools only:
+ * compiler made (tests/arch/check_reference).  For the tests and tools only:
  * the runtime library writes ELF images (emit/elf_image.h), it never
  * reads one.  Every read is bounds-checked.
  * Format: System V gABI, "Object Files" chapter. */

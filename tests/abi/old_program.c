@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* An "old" program: tests/abi_grown.sh compiles it against
+/* An "old" program: tests/abi/abi_grown.sh compiles it against
  * tests/abi/old/, a frozen copy of the headers of release 0.1.0, and runs
  * it against libraries whose struct perftramp_options has grown since.
  * Its options end exactly where a PROT_NONE page starts: a library that

@@ -3,7 +3,7 @@
  * own meanings.  It must link against libperftramp.a and libperftramp.so
  * (no "multiple definition"), and the library must keep calling its own
  * functions, never these (no interposition through the shared library).
- * tests/abi_symbols.sh builds and runs it both ways. */
+ * tests/abi/abi_symbols.sh builds and runs it both ways. */
 #include <perftramp.h>
 
 #include <errno.h>

@@ -223,7 +223,7 @@ int main(void)
     /* Without rows the return address comes from the uninitialised slot
      * `sub $8` made; libgcc's x86-64 Linux fallback (for a pc without an
      * FDE) then reads the instruction bytes at that garbage address to
-     * look for a sigreturn and faults.  tests/check_dynamic proves x86-64. */
+     * look for a sigreturn and faults.  tests/api/check_dynamic proves x86-64. */
     printf("skip: " ARCH ": published without rows (libgcc's x86-64 fallback reads code at the garbage return address)\n");
 #else
     c.cfi = NULL;

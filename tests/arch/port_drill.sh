@@ -6,10 +6,10 @@
 # docs/porting.md's checklist (1-5; the per-machine steps 6-10 are done
 # already for a machine that has a table), rebuilds what they touch (make
 # reruns automake for mk/arch.am) and runs, with the new table as the host
-# table, the reference (tests/check_reference), contract
-# (tests/check_contract, tests/arch/run_foreign.sh for the new table),
-# boundary (tests/check_boundaries, run_foreign.sh) and publish
-# (tests/check_dynamic, run_foreign.sh) proofs; tests/proof_summary.sh must
+# table, the reference (tests/arch/check_reference), contract
+# (tests/arch/check_contract, tests/arch/run_foreign.sh for the new table),
+# boundary (tests/arch/check_boundaries, run_foreign.sh) and publish
+# (tests/api/check_dynamic, run_foreign.sh) proofs; tests/lib/proof_summary.sh must
 # find every row step 5 added proven.  Then the new table loses one required
 # field (.dwarf_regs): perftramp_open must refuse it (EINVAL, examples/hello)
 # and `perftramp arch` call it BROKEN TABLE.  Prints
@@ -71,7 +71,7 @@ cat "$work/rows" >> tests/proofs.expected
 
 # rebuild what the steps touched: make reruns automake (mk/arch.am) and
 # config.status, compiles the new table and arch_list.c, relinks
-progs="tests/check_reference tests/check_contract tests/check_boundaries tests/check_dynamic"
+progs="tests/arch/check_reference tests/arch/check_contract tests/arch/check_boundaries tests/api/check_dynamic"
 # shellcheck disable=SC2086
 make -s $progs > "$work/make.log" 2>&1 || { tail -n 30 "$work/make.log"; fail "the copy does not build"; }
 grep -q "src/arch/$new.c" Makefile.in || fail "automake did not take the table from mk/arch.am"
@@ -98,7 +98,7 @@ for t in $progs; do
 done
 run_one tests/arch/run_foreign.sh env PT_ARCHES="$new" PT_ARCH_JOBS=1 CI= sh tests/arch/run_foreign.sh
 # shellcheck disable=SC2086
-PERFTRAMP_ALL_PROOFS=0 sh tests/proof_summary.sh --expected tests/proofs.expected --full no $logs > "$work/summary" 2>&1
+PERFTRAMP_ALL_PROOFS=0 sh tests/lib/proof_summary.sh --expected tests/proofs.expected --full no $logs > "$work/summary" 2>&1
 # every row step 5 added, proven by the test it names (with its count)
 while read -r id _; do
     row=$(awk -v id="$id" '$1 == id { print; exit }' "$work/summary")

@@ -12,7 +12,7 @@
 #   PROOF: arch.<arch>.executed|unwound|every-boundary proven|failed|not-run <detail>
 # It also runs tests/arch/frameless.c (a hand-written frameless function
 # published with perftramp_publish, unwound by libgcc) on each and prints
-#   PROOF: publish.frameless-<arch> ...   (x86_64's is tests/check_dynamic's)
+#   PROOF: publish.frameless-<arch> ...   (x86_64's is tests/api/check_dynamic's)
 # An arch whose tools are missing is reported as SKIP with the reason and
 # its proofs as not-run; the test exits 77 when no foreign arch could run,
 # and fails on a SKIP when $CI is set (CI installs everything: a skip

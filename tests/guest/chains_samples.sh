@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tests/guest/chains.awk, the parser of the guests' perf script output, on
+# tests/lib/chain_stats.awk, the parser of the guests' perf script output, on
 # recorded samples (tests/guest/samples/): perf 6.1's output of every
 # architecture's guest, and hand-made layouts (header lines with a padded
 # time, 7-digit pids, a comm with blanks, long names, [unknown] frames).
@@ -9,6 +9,7 @@
 # busybox's) and compared with OUTPUT.
 set -u
 d=${PT_SRCDIR:-.}/tests/guest
+awk_file=${PT_SRCDIR:-.}/tests/lib/chain_stats.awk
 awks=
 for a in mawk gawk original-awk "busybox awk"; do
     command -v "${a%% *}" > /dev/null 2>&1 || continue
@@ -24,7 +25,7 @@ while IFS='|' read -r file leaf want edges expect; do
     for a in $awks; do
         IFS=$old_ifs
         # shellcheck disable=SC2086 # "busybox awk" is a command and its argument
-        got=$($a -v leaf="$leaf" -v want="$want" -v edges="$edges" -v never=py::never -f "$d/chains.awk" "$d/samples/$file")
+        got=$($a -v leaf="$leaf" -v want="$want" -v edges="$edges" -v never=py::never -v brief=1 -f "$awk_file" "$d/samples/$file")
         n=$((n + 1))
         if [ "$got" != "$expect" ]; then
             echo "FAIL: $a on $file (leaf $leaf): got '$got', want '$expect'"
@@ -35,6 +36,6 @@ while IFS='|' read -r file leaf want edges expect; do
     IFS=$old_ifs
 done < "$d/samples/expected.txt"
 [ "$n" -gt 0 ] || { echo "FAIL: no sample was read"; exit 1; }
-echo "chains.awk: $((n - bad))/$n sample runs agree ($awks)"
+echo "chain_stats.awk: $((n - bad))/$n sample runs agree ($awks)"
 echo "$((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/hidden_rbp.S for the foreign architectures: functions that keep
+/* tests/perf/hidden_rbp.S for the foreign architectures: functions that keep
  * GARBAGE in the frame-pointer register (and, where the ABI walks a back
  * chain, in the back-chain word) while they run, with correct CFI.  An
  * unwinder that walks frame records is lost at once; one that follows the

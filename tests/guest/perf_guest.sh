@@ -5,7 +5,7 @@
 # are the make check entries).
 #  1. Cross-builds the library for ARCH with its ordinary configure --host
 #     (static programs: examples/tiny, the perftramp command, and
-#     tests/perf_workload.c with tests/guest/hidden_fp.S, whose functions
+#     tests/perf/perf_workload.c with tests/guest/hidden_fp.S, whose functions
 #     keep garbage in the frame-pointer register).
 #  2. Boots ARCH's image (built and cached by tools/guest when absent) with
 #     those as /payload and runs tests/guest/proofs.sh inside: perf map +
@@ -85,7 +85,7 @@ if ! { (cd "$b/obj" && $cc $flags -c "$src"/src/*/*.c) &&
        $cc $flags -o "$b/perftramp" "$src"/tools/*.c "$b"/obj/*.o $libs &&
        $cc $flags -o "$b/tiny" "$src"/examples/tiny/*.c "$b"/obj/*.o $libs &&
        $cc $flags -o "$b/fp_control" "$src/tests/guest/fp_control.c" -Wl,--eh-frame-hdr &&
-       $cc $flags -DPT_HIDDEN_FP -o "$b/perf_workload" "$src/tests/perf_workload.c" \
+       $cc $flags -DPT_HIDDEN_FP -o "$b/perf_workload" "$src/tests/perf/perf_workload.c" \
            "$src/tests/guest/hidden_fp.S" "$b"/obj/*.o $libs; } > "$b/build.log" 2>&1; then
     echo "FAIL: cross build for $arch ($cc)"
     tail -n 30 "$b/build.log" | sed 's/^/#   /'
@@ -99,7 +99,7 @@ p=$work/payload
 mkdir -p "$p/bin"
 cp "$b/perftramp" "$b/tiny" "$b/perf_workload" "$b/fp_control" "$p/bin/"
 cp "$src/tests/guest/proofs.sh" "$p/run"
-cp "$src/tests/guest/chains.awk" "$p/"
+cp "$src/tests/lib/chain_stats.awk" "$p/"
 echo "$arch" > "$p/arch"
 echo "$groups" > "$p/groups"
 # a tenth of the demo's work: TCG runs it about 20 times slower

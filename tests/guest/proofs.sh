@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Runs inside an emulated machine (tools/guest run), as its /payload/run,
 # under busybox sh with Debian's perf and gdb: the x86-64 proofs of
-# tests/perf_e2e.sh, tests/elf_perf.sh and tests/gdb_bt.sh, for the
+# tests/perf/perf_e2e.sh, tests/perf/elf_perf.sh and tests/gdb/gdb_bt.sh, for the
 # trampolines of this machine's architecture.  Prints one line
 #   PROOF: arch.<arch>.<id> proven|failed <detail>
 # per proof; tests/guest/perf_guest.sh (on the host) collects them.
-# The payload (built by perf_guest.sh): bin/perf_workload (tests/perf_workload.c
+# The payload (built by perf_guest.sh): bin/perf_workload (tests/perf/perf_workload.c
 # with tests/guest/hidden_fp.S), bin/tiny, bin/perftramp, hot.tiny,
-# chains.awk, and the file "edges": the trampoline's offset ranges where
+# chain_stats.awk, and the file "edges": the trampoline's offset ranges where
 # its frame is not set up ("LO-HI ...", from the table's CFI rows).
 # Files for the host go to out/.
 arch=$(cat arch)
@@ -34,7 +34,7 @@ na() { echo "NA: arch.$arch.$1 does not apply: $2"; }
 pct() { [ "$2" -gt 0 ] && echo "$1/$2 = $(($1 * 100 / $2))%" || echo "$1/0"; }
 ok90() { [ "$2" -ge "$3" ] && [ $(($1 * 10)) -ge $(($2 * 9)) ]; }
 
-# script NAME: perf script of NAME.data in the form chains.awk reads; the
+# script NAME: perf script of NAME.data in the form chain_stats.awk reads; the
 # last whole samples of its last 300 lines are kept as a recorded sample of this perf's layout
 script() {
     perf script -i "$1.data" -F ip,sym,symoff,dso 2> "$1.script.err" > "$1.script"
@@ -43,9 +43,9 @@ script() {
 # judge ID NAME LEAF WANT [EDGES]: PROOF line from NAME.script
 judge() {
     set -- "$1" "$2" "$3" "$4" "${5:-}"
-    r=$(awk -v leaf="$3" -v want="$4" -v edges="$5" -v never=py::never -f chains.awk "$2.script")
+    r=$(awk -v leaf="$3" -v want="$4" -v edges="$5" -v never=py::never -v brief=1 -f chain_stats.awk "$2.script")
     set -- "$1" "$2" "$3" "$4" "$5" $r
-    n=$6 c=$7 en=$8 ec=$9 nev=${10}
+    n=$6 c=$7 nev=$8 en=$9 ec=${10}
     detail="complete $(pct "$c" "$n") of the samples in $3 ($(wc -l < "$2.script") lines of perf script)"
     [ -n "$5" ] && detail="$detail; at pcs where the frame is not set up: $(pct "$ec" "$en")"
     if [ "$nev" -gt 0 ]; then
@@ -81,7 +81,7 @@ control() {
     perf record -q -e cpu-clock -F 1000 --call-graph "$1" -o "ctl-$1.data" -- bin/fp_control "$SECS" > "ctl-$1.err" 2>&1
     perf script -i "ctl-$1.data" -F ip,sym,symoff,dso > "ctl-$1.script" 2> /dev/null
     tail -n 300 "ctl-$1.script" | sed "1,/^$/d" > "out/ctl-$1.script"
-    set -- "$1" $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -f chains.awk "ctl-$1.script")
+    set -- "$1" $(awk -v leaf=ctl_spin -v want="ctl_spin ctl_inner ctl_outer main" -v brief=1 -f chain_stats.awk "ctl-$1.script")
     ctl_n=$2 ctl_c=$3
     ctl_at=$(perf script -i "ctl-$1.data" -F ip,sym --hide-call-graph 2> /dev/null | grep -c ' ctl_spin')
     ctl="control (plain C main > ctl_outer > ctl_inner > ctl_spin, no perftramp) under --call-graph $1: $ctl_at samples in ctl_spin by their pc, $(pct "$ctl_c" "$ctl_n") with it as the leaf of a complete chain"

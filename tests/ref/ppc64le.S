@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reference for src/arch/ppc64le.c: the same trampoline written by hand
- * with .cfi_* directives.  tests/check_reference assembles it with clang
+ * with .cfi_* directives.  tests/arch/check_reference assembles it with clang
  * and with the cross gas and compares code bytes (data words masked) and
  * the CFI rows at every instruction boundary with the table's FDE. */
 	.abiversion 2

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reference for src/arch/riscv64.c: the same trampoline written with .cfi_*
- * directives.  tests/check_reference assembles it with clang and with the
+ * directives.  tests/arch/check_reference assembles it with clang and with the
  * cross gas and compares the code bytes and the CFI rows at every
  * instruction boundary with the table's.  No compressed instructions and
  * no linker relaxation: the table uses the 4-byte forms. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The x86-64 trampoline, written by hand with CFI directives: the
- * reference that tests/check_reference.c compares src/arch/x86_64.c with
+ * reference that tests/arch/check_reference.c compares src/arch/x86_64.c with
  * (bytes and rules), assembled by both gas and clang. */
         .text
         .globl  perftramp_ref_x86_64

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The x86-64 trampoline with a direct call, written by hand with CFI
- * directives: the reference that tests/check_reference.c compares
+ * directives: the reference that tests/arch/check_reference.c compares
  * src/arch/x86_64_near.c with (bytes and rules), assembled by both gas and
  * clang.  The call goes to near_target, right after the trampoline: the
  * linker resolves its rel32, and the test writes the table's relocation

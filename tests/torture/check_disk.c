@@ -11,7 +11,7 @@
 #include "torture.h"
 
 #include <check.h>
-#include "../check_run.h"
+#include "../lib/check_run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>

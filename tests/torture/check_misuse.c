@@ -4,7 +4,7 @@
 #include "torture.h"
 
 #include <check.h>
-#include "../check_run.h"
+#include "../lib/check_run.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

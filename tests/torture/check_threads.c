@@ -8,7 +8,7 @@
 #include "read/jitdump_reader.h"
 
 #include <check.h>
-#include "../check_run.h"
+#include "../lib/check_run.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# A libffi that uses static trampolines, for tests/ffi_static_tramp.sh.
+# A libffi that uses static trampolines, for tests/mem/ffi_static_tramp.sh.
 # Upstream libffi 3.4 turns static trampolines on by default on x86-64,
 # aarch64, i386 and arm Linux; Debian builds it with them off.  With them
 # on, ffi_closure_alloc returns writable data and a code pointer into a

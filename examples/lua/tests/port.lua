@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: MIT
--- What a Lua port of perftramp could break, run by tests/lua.sh under the
+-- What a Lua port of perftramp could break, run by tests/clients/lua.sh under the
 -- unpatched and the patched interpreter (PERFTRAMP unset and =all): the
 -- output must be identical, and every assert must hold.  Each section
 -- prints one line.

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/* PERFTRAMP_ELF without perf: the files, names that stay true, the
+ * lifetime rules and the faults.  Every fault disables the output with
+ * its errno (perftramp_output_error) and the trampolines keep working from
+ * the usual memory.  (tests/perf/elf_perf.sh proves what perf sees.) */
+#include "config.h"
+
+#include "api/context.h"
+#include "mem/elf_arena.h"
+
+#include <check.h>
+#include "../lib/check_run.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long add1(long x)
+{
+    return x + 1;
+}
+
+static char dir[256];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "%s/perftramp-check-elf-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static perftramp *open_elf(const char *d)
+{
+    struct perftramp_options o = {.outputs = PERFTRAMP_ELF, .elf_dir = d};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_ptr_nonnull(pt);
+    return pt;
+}
+
+static long (*wrap(perftramp *pt, const char *name))(long)
+{
+    perftramp_fn f = perftramp_wrap(pt, (perftramp_fn)add1, name);
+    ck_assert_ptr_nonnull(f);
+    return (long (*)(long))f;
+}
+
+static int count_maps(const char *needle)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, needle) != NULL;
+    fclose(f);
+    return n;
+}
+
+static bool file_exists(const char *name)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+START_TEST(env_words)
+{
+    unsigned bits;
+    ck_assert_int_eq(pt_parse_outputs("elf", &bits), 0);
+    ck_assert_uint_eq(bits, PERFTRAMP_ELF);
+    ck_assert_int_eq(pt_parse_outputs("perfmap,elf", &bits), 0);
+    ck_assert_uint_eq(bits, PERFTRAMP_ELF | PERFTRAMP_PERF_MAP);
+    ck_assert_int_eq(pt_parse_outputs("all", &bits), 0);
+    ck_assert_uint_eq(bits & PERFTRAMP_ELF, 0); /* all: the four that leave nothing behind */
+}
+END_TEST
+
+START_TEST(file_written_and_trampolines_run)
+{
+    perftramp *pt = open_elf(dir);
+    long (*f)(long) = wrap(pt, "py::a");
+    ck_assert_int_eq(f(41), 42);
+    char name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    ck_assert(file_exists(name));
+    /* the executable view, and the writable one merged with the name
+     * tables' view (adjacent in memory and in the file) */
+    ck_assert_int_eq(count_maps(name), 2);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    ck_assert(file_exists(name)); /* stays after close: perf reads it later */
+}
+END_TEST
+
+START_TEST(released_slot_not_recycled)
+{
+    perftramp *pt = open_elf(dir);
+    perftramp_fn a = (perftramp_fn)wrap(pt, "py::a");
+    ck_assert_int_eq(perftramp_release(pt, a), 0);
+    perftramp_fn b = (perftramp_fn)wrap(pt, "py::b");
+    ck_assert_ptr_ne((void *)a, (void *)b); /* a's address keeps its name in the file */
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    /* without ELF, the slot comes back at once */
+    struct perftramp_options o = {.outputs = 0};
+    pt = perftramp_open(&o);
+    a = perftramp_wrap(pt, (perftramp_fn)add1, "a");
+    ck_assert_int_eq(perftramp_release(pt, a), 0);
+    ck_assert_ptr_eq((void *)perftramp_wrap(pt, (perftramp_fn)add1, "b"), (void *)a);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* Names longer than the .strtab room (PT_ELF_STR_ROOM a slot) fill it,
+ * then go past it with pwrite: readelf must find every one, whole, with
+ * its own address, and some file must have grown past its page-rounded
+ * room (the pwrite path really ran). */
+START_TEST(long_names_past_the_room)
+{
+    enum { N = 600, LEN = 200 };
+    perftramp *pt = open_elf(dir);
+    for (int i = 0; i < N; i++) {
+        char name[LEN + 1];
+        snprintf(name, sizeof name, "py::long_%04d_", i);
+        memset(name + strlen(name), 'x', LEN - strlen(name));
+        name[LEN] = 0;
+        ck_assert_int_eq(wrap(pt, name)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for f in perftramp-*.so; do readelf -sW \"$f\" | sed \"s|^|$f |\"; done | "
+             "awk '$5 == \"FUNC\" && $9 ~ /^py::long_[0-9][0-9][0-9][0-9]_x+$/ && length($9) == %d { print $1, $3 }' | sort -u | wc -l",
+             dir, LEN);
+    FILE *r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int found = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &found), 1);
+    pclose(r);
+    ck_assert_int_eq(found, N); /* N names, N distinct (file, address) pairs */
+    snprintf(cmd, sizeof cmd, "cd '%s' && for f in perftramp-*.so; do echo $(($(stat -c %%s \"$f\") %% %ld)); done | grep -vc '^0$'",
+             dir, sysconf(_SC_PAGESIZE));
+    r = popen(cmd, "r");
+    ck_assert_ptr_nonnull(r);
+    int grown = -1;
+    ck_assert_int_eq(fscanf(r, "%d", &grown), 1);
+    pclose(r);
+    ck_assert_int_ge(grown, 1);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* Runs `cmd` (in the test directory) and reads its whole output. */
+static char *run_in_dir(const char *cmd)
+{
+    char full[1200];
+    snprintf(full, sizeof full, "cd '%s' && { %s; } 2>&1", dir, cmd);
+    FILE *r = popen(full, "r");
+    ck_assert_ptr_nonnull(r);
+    size_t cap = 1 << 16, len = 0, n;
+    char *out = malloc(cap);
+    ck_assert_ptr_nonnull(out);
+    while ((n = fread(out + len, 1, cap - 1 - len, r)) > 0) {
+        len += n;
+        if (len == cap - 1) {
+            cap *= 2;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+    }
+    out[len] = 0;
+    pclose(r);
+    return out;
+}
+
+/* "<symbol> <addr2line of its first byte> <addr2line of its last byte>"
+ * for every symbol of every arena file, one a line */
+#define LINES_OF_EVERY_SYMBOL                                                                                    \
+    "for f in perftramp-*.so; do nm -S \"$f\" > syms.txt; "                                                      \
+    "while read a s t n; do printf '0x%s\\n0x%x\\n' $a $((0x$a + 0x$s - 1)); done < syms.txt | "               \
+    "addr2line -e \"$f\" | paste -d ' ' - - | paste -d ' ' syms.txt - | cut -d ' ' -f 4-; done; rm -f syms.txt"
+
+/* Every arena file: readelf decodes its DWARF without a complaint and
+ * eu-elflint accepts it (when installed). */
+static void dwarf_clean(void)
+{
+    char *out = run_in_dir("for f in perftramp-*.so; do readelf --debug-dump=info,abbrev,rawline,decodedline \"$f\"; "
+                           "done | grep -i 'warning\\|error\\|corrupt' | head -n 3");
+    ck_assert_msg(*out == 0, "readelf: %s", out);
+    free(out);
+    out = run_in_dir("if command -v eu-elflint > /dev/null; then for f in perftramp-*.so; do "
+                     "eu-elflint --gnu-ld \"$f\" > lint.out || { echo \"$f:\"; head -n 3 lint.out; }; done; "
+                     "rm -f lint.out; else echo 'eu-elflint: not installed, not run' >&2; fi");
+    ck_assert_msg(*out == 0 || strstr(out, "not installed"), "eu-elflint: %s", out);
+    if (*out)
+        printf("%s", out);
+    free(out);
+}
+
+/* perftramp_wrap_at: every slot with a file resolves to its file:line in
+ * the arena file (first and last byte, addr2line reading .debug_line),
+ * every slot without one to none; readelf and eu-elflint stay clean. */
+START_TEST(source_lines_in_the_file)
+{
+    enum { N = 40 };
+    perftramp *pt = open_elf(dir);
+    for (int i = 0; i < N; i++) {
+        char name[32], file[32];
+        snprintf(name, sizeof name, "py::f%02d", i);
+        snprintf(file, sizeof file, "/src/mod%02d.py", i);
+        /* every third slot without a source position (wrap, or line 0) */
+        perftramp_fn f = i % 3 == 1   ? perftramp_wrap(pt, (perftramp_fn)add1, name)
+                         : i % 3 == 2 ? perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 0)
+                                      : perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 100 + (unsigned)i);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(((long (*)(long))f)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char *out = run_in_dir(LINES_OF_EVERY_SYMBOL);
+    int with = 0, without = 0;
+    for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+        int i;
+        char first[300], last[300];
+        ck_assert_msg(sscanf(l, "py::f%d %299s %299s", &i, first, last) == 3, "line '%s'", l);
+        char want[64];
+        if (i % 3 == 0)
+            snprintf(want, sizeof want, "/src/mod%02d.py:%d", i, 100 + i);
+        else
+            snprintf(want, sizeof want, "??:?");
+        ck_assert_msg(strcmp(first, want) == 0 && strcmp(last, want) == 0, "py::f%02d: %s %s, want %s", i, first,
+                      last, want);
+        *(i % 3 == 0 ? &with : &without) += 1;
+    }
+    free(out);
+    ck_assert_int_eq(with, (N + 2) / 3);
+    ck_assert_int_eq(without, N - (N + 2) / 3);
+    dwarf_clean();
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* File names long enough to fill the .debug_info/.debug_line rooms: the
+ * first slots resolve, the later ones get no line (never a wrong one),
+ * the file stays valid DWARF and ELF, and the output stays on. */
+START_TEST(lines_past_the_room)
+{
+    enum { N = 600, LEN = 300 }; /* past the room of a first arena of ~1000 packed slots */
+    perftramp *pt = open_elf(dir);
+    char file[LEN + 1];
+    memset(file, 'd', LEN);
+    file[0] = '/';
+    memcpy(file + LEN - 3, ".py", 4);
+    for (int i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "py::g%03d", i);
+        perftramp_fn f = perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 1 + (unsigned)i);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(((long (*)(long))f)(i), i + 1);
+    }
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    char *out = run_in_dir(LINES_OF_EVERY_SYMBOL);
+    int resolved = 0, dropped = 0, first_dropped = N, last_resolved = -1;
+    for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+        int i;
+        char first[400], last[400];
+        ck_assert_msg(sscanf(l, "py::g%d %399s %399s", &i, first, last) == 3, "line '%s'", l);
+        ck_assert_str_eq(first, last);
+        if (strcmp(first, "??:?") == 0) {
+            dropped++;
+            first_dropped = i < first_dropped ? i : first_dropped;
+            continue;
+        }
+        char want[LEN + 16];
+        snprintf(want, sizeof want, "%s:%d", file, 1 + i);
+        ck_assert_msg(strcmp(first, want) == 0, "py::g%03d: %s", i, first);
+        resolved++;
+        last_resolved = i > last_resolved ? i : last_resolved;
+    }
+    free(out);
+    printf("lines_past_the_room: %d of %d slots with a line, %d past the room\n", resolved, N, dropped);
+    ck_assert_int_eq(resolved + dropped, N);
+    ck_assert_int_gt(resolved, 0);
+    ck_assert_int_gt(dropped, 0);
+    ck_assert_int_lt(last_resolved, first_dropped); /* the room fills in order, then stays full */
+    size_t counted = 0; /* the arenas' own count of slots left without a line */
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        if (pt->slots.arenas[k]->mem.elf)
+            counted += pt->slots.arenas[k]->mem.elf->lines_dropped;
+    ck_assert_uint_eq(counted, (size_t)dropped);
+    dwarf_clean();
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* Python's absolute co_filename paths (73 bytes here) fit the room: every
+ * slot of a full arena file, and of the next one, gets its unit. */
+START_TEST(python_paths_fill_no_room)
+{
+    perftramp *pt = open_elf(dir);
+    const char *file = "/home/someone/src/project/.venv/lib/python3.11/site-packages/pkgs/mods.py";
+    ck_assert_uint_eq(strlen(file), 73);
+    int n = 0;
+    for (; n < 20000 && pt->slots.n_arenas < 2; n++) {
+        char name[32];
+        snprintf(name, sizeof name, "py::h%05d", n);
+        ck_assert_ptr_nonnull(perftramp_wrap_at(pt, (perftramp_fn)add1, name, file, 1 + (unsigned)n));
+    }
+    ck_assert_uint_eq(pt->slots.n_arenas, 2); /* the first file is full */
+    size_t dropped = 0;
+    for (size_t k = 0; k < pt->slots.n_arenas; k++)
+        if (pt->slots.arenas[k]->mem.elf)
+            dropped += pt->slots.arenas[k]->mem.elf->lines_dropped;
+    printf("python_paths_fill_no_room: %d slots with 73-byte file names, %zu without a line\n", n, dropped);
+    ck_assert_uint_eq(dropped, 0);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), 0);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(spent_file_unmapped)
+{
+    perftramp *pt = open_elf(dir);
+    enum { N = 3000 }; /* more than the first 64 KiB arena holds */
+    static perftramp_fn t[N];
+    char name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    for (int i = 0; i < N; i++)
+        t[i] = (perftramp_fn)wrap(pt, "py::many");
+    ck_assert_int_eq(count_maps(name), 2);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(perftramp_release(pt, t[i]), 0);
+    ck_assert_int_eq(count_maps(name), 0); /* every slot released: unmapped */
+    ck_assert(file_exists(name));          /* and the file stays */
+    long (*f)(long) = wrap(pt, "py::after");
+    ck_assert_int_eq(f(1), 2);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+/* A fault: the output is disabled with `want`, trampolines still work. */
+static void expect_disabled(perftramp *pt, int want)
+{
+    long (*f)(long) = wrap(pt, "py::f");
+    ck_assert_int_eq(f(1), 2);
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_ELF), want);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+
+START_TEST(planted_symlink)
+{
+    char link[400], target[400], name[64];
+    snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+    snprintf(link, sizeof link, "%s/%s", dir, name);
+    snprintf(target, sizeof target, "%s/victim", dir);
+    ck_assert_int_eq(symlink(target, link), 0);
+    expect_disabled(open_elf(dir), EEXIST);
+    ck_assert_int_ne(access(target, F_OK), 0); /* nothing created through the link */
+}
+END_TEST
+
+START_TEST(directory_is_symlink)
+{
+    char link[400];
+    snprintf(link, sizeof link, "%s/link", dir);
+    ck_assert_int_eq(symlink(dir, link), 0);
+    expect_disabled(open_elf(link), ELOOP);
+}
+END_TEST
+
+START_TEST(foreign_directory)
+{
+    if (geteuid() != 0) {
+        printf("foreign_directory: not root, cannot give a directory away: not run\n");
+        return;
+    }
+    char sub[400];
+    snprintf(sub, sizeof sub, "%s/theirs", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    ck_assert_int_eq(chown(sub, 65534, 65534), 0);
+    expect_disabled(open_elf(sub), EPERM);
+}
+END_TEST
+
+START_TEST(noexec_directory)
+{
+    if (mount("tmpfs", dir, "tmpfs", MS_NOEXEC, "size=1m") < 0) {
+        printf("noexec_directory: cannot mount a noexec tmpfs (%s): not run\n", strerror(errno));
+        return;
+    }
+    expect_disabled(open_elf(dir), EACCES);
+    ck_assert_int_eq(umount(dir), 0);
+}
+END_TEST
+
+START_TEST(disk_full)
+{
+    /* in a child: RLIMIT_FSIZE below one arena file, SIGXFSZ ignored */
+    pid_t c = fork();
+    ck_assert_int_ge(c, 0);
+    if (c == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {16384, 16384};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        struct perftramp_options o = {.outputs = PERFTRAMP_ELF, .elf_dir = dir};
+        perftramp *pt = perftramp_open(&o);
+        long (*f)(long) = pt ? (long (*)(long))perftramp_wrap(pt, (perftramp_fn)add1, "py::f") : NULL;
+        int e = pt ? perftramp_output_error(pt, PERFTRAMP_ELF) : -1;
+        _exit(f && f(1) == 2 && e == EFBIG && perftramp_close(pt) == 0 ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+START_TEST(dead_process_files_cleaned)
+{
+    pid_t dead = fork();
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+    char gone[64], live[64], p[400];
+    snprintf(gone, sizeof gone, "perftramp-%ld-0.so", (long)dead);
+    snprintf(live, sizeof live, "perftramp-%ld-7.so", (long)getppid()); /* alive */
+    const char *names[] = {gone, live, "perftramp-notes.txt"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        int fd = open(p, O_CREAT | O_WRONLY, 0600);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    perftramp *pt = open_elf(dir);
+    ck_assert(!file_exists(gone));
+    ck_assert(file_exists(live));
+    ck_assert(file_exists("perftramp-notes.txt"));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+START_TEST(fork_child_parts)
+{
+    perftramp *pt = open_elf(dir);
+    long (*f)(long) = wrap(pt, "py::parent");
+    pid_t c = fork();
+    ck_assert_int_ge(c, 0);
+    if (c == 0) {
+        perftramp_after_fork_child(pt);
+        /* the child releases the parent's trampoline and makes its own:
+         * neither may touch the parent's code */
+        int ok = perftramp_release(pt, (perftramp_fn)f) == 0;
+        long (*g)(long) = (long (*)(long))perftramp_wrap(pt, (perftramp_fn)add1, "py::child");
+        ok = ok && g && g(2) == 3 && perftramp_output_error(pt, PERFTRAMP_ELF) == 0;
+        char name[64];
+        snprintf(name, sizeof name, "perftramp-%ld-0.so", (long)getpid());
+        ok = ok && file_exists(name); /* the child's own file */
+        _exit(ok ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(f(41), 42); /* the parent's trampoline is intact */
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("elf");
+    TCase *tc = tcase_create("elf");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, env_words);
+    tcase_add_test(tc, file_written_and_trampolines_run);
+    tcase_add_test(tc, released_slot_not_recycled);
+    tcase_add_test(tc, long_names_past_the_room);
+    tcase_add_test(tc, source_lines_in_the_file);
+    tcase_add_test(tc, lines_past_the_room);
+    tcase_add_test(tc, python_paths_fill_no_room);
+    tcase_add_test(tc, spent_file_unmapped);
+    tcase_add_test(tc, planted_symlink);
+    tcase_add_test(tc, directory_is_symlink);
+    tcase_add_test(tc, foreign_directory);
+    tcase_add_test(tc, noexec_directory);
+    tcase_add_test(tc, disk_full);
+    tcase_add_test(tc, dead_process_files_cleaned);
+    tcase_add_test(tc, fork_child_parts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return pt_check_run(suite());
+}
