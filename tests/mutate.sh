@@ -14,8 +14,15 @@
 # nothing) and NOBUILD (the mutant does not compile) are defects of the
 # list.  Exits 1 unless every mutation that ran was killed.
 #
-# usage: tests/mutate.sh [--only ID[,ID...]]... [--list] [--keep] [--scratch DIR]
+# usage: tests/mutate.sh [--only ID[,ID...]]... [--slice N/K] [--baseline-from DIR]
+#                        [--list] [--keep] [--scratch DIR]
 #   --only ID     run only these mutations (repeatable)
+#   --slice N/K   run only the mutations whose line number in the list, counted
+#                 from 0 over the mutations, is N modulo K (CI runs one slice
+#                 per commit, in turn); the others are only checked for STALE
+#   --baseline-from DIR  a killer whose DIR/<test>.trs says PASS, written after
+#                 DIR's library was built (the README's make check of the same
+#                 tree), is not rerun for the baseline
 #   --list        print the mutations and exit
 #   --keep        keep the scratch directory (printed at the start)
 #   --scratch DIR use DIR as the scratch tree; if it already holds a built
@@ -26,7 +33,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 list=$top/tests/mutations/list.txt
 jobs=${PT_MUTATE_JOBS:-2}
-only=() keep=0 scratch='' list_only=0
+only=() keep=0 scratch='' list_only=0 slice='' base_from=''
 
 usage() { sed -n '/^# usage:/,/^set -u$/{/^set -u$/d;s/^# \{0,1\}//;p;}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -34,6 +41,11 @@ while [ $# -gt 0 ]; do
         --only) [ $# -ge 2 ] || { usage >&2; exit 2; }; IFS=, read -r -a ids_arg <<< "$2"; only+=("${ids_arg[@]}"); shift 2 ;;
         --list) list_only=1; shift ;;
         --keep) keep=1; shift ;;
+        --slice)
+            case ${2:-} in [0-9]*/[0-9]*) slice=$2 ;; *) usage >&2; exit 2 ;; esac
+            [ "${slice%/*}" -lt "${slice#*/}" ] || { echo "mutate.sh: --slice N/K wants N < K" >&2; exit 2; }
+            shift 2 ;;
+        --baseline-from) [ $# -ge 2 ] || { usage >&2; exit 2; }; base_from=$2; shift 2 ;;
         --scratch) [ $# -ge 2 ] || { usage >&2; exit 2; }; scratch=$2; shift 2 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "mutate.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -66,8 +78,9 @@ while IFS= read -r line || [ -n "$line" ]; do
     m_killers+=("${fields[3]}") m_note+=("${fields[4]}")
 done < "$list"
 
-selected=()
+selected=() unsliced=()
 for i in "${!m_id[@]}"; do
+    if [ -n "$slice" ] && [ $((i % ${slice#*/})) -ne "${slice%/*}" ]; then unsliced+=("$i"); continue; fi
     if [ ${#only[@]} -eq 0 ]; then selected+=("$i"); continue; fi
     for o in "${only[@]}"; do [ "$o" != "${m_id[$i]}" ] || selected+=("$i"); done
 done
@@ -204,7 +217,18 @@ for v in "${!base_env[@]}"; do
     vals=$(printf '%s\n' ${base_env[$v]} | sort -u | tr '\n' ' ')
     words+=("$v=${vals% }")
 done
-for t in "${!base_tests[@]}"; do words+=("$t"); done
+reused=()
+for t in "${!base_tests[@]}"; do
+    if [ -n "$base_from" ] && [ "$base_from/${t%.test}.trs" -nt "$base_from/libperftramp_core.la" ] &&
+            grep -q '^:test-result: PASS' "$base_from/${t%.test}.trs" 2>/dev/null; then
+        reused+=("$t"); continue
+    fi
+    words+=("$t")
+done
+[ ${#reused[@]} -eq 0 ] || say "baseline: ${#reused[@]} killers passed in $base_from's make check (their .trs): ${reused[*]}"
+has_test=0
+for w in "${words[@]}"; do case $w in *=*) ;; *) has_test=1 ;; esac; done
+[ $has_test = 1 ] || n_run=0
 if [ $n_run -gt 0 ]; then
     t0=$(date +%s)
     say "baseline: ${words[*]}"
@@ -231,6 +255,16 @@ fi
 # ---- the mutations
 killed=0 survived=0 defects=0 pending=0
 survivors=() defect_ids=() pending_ids=()
+# outside the slice: the sed script must still change its file
+for i in "${unsliced[@]}"; do
+    is_pending "${m_killers[$i]}" && continue
+    path=$work/${m_file[$i]}
+    if [ ! -f "$path" ] || sed -e "${m_sed[$i]}" "$path" | cmp -s - "$path"; then
+        say "STALE    ${m_id[$i]}: the sed script changes nothing in ${m_file[$i]} (or it is gone)"
+        defects=$((defects + 1)); defect_ids+=("${m_id[$i]}")
+    fi
+done
+[ -z "$slice" ] || say "slice $slice: ${#selected[@]} mutations run, ${#unsliced[@]} others checked for STALE only"
 for i in "${selected[@]}"; do
     id=${m_id[$i]} file=${m_file[$i]} script=${m_sed[$i]} killers=${m_killers[$i]}
     if is_pending "$killers"; then
