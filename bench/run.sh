@@ -175,8 +175,8 @@ floor_of() {
     call_extra_instructions) echo "direct call (callgrind Ir)" ;;
     naive_vs_perftramp) echo "wrap_ns_perfmap $(value wrap_ns_perfmap) ns" ;;
     unwind_ratio_1M_vs_100) echo "step with 100 live $(value unwind_step_ns_100) ns" ;;
-    bytes_per_trampoline_*) echo "slot 32 B (x86-64)$([ "$1" = bytes_per_trampoline_unwind ] && echo ' + FDE 32 B + search entry 8 B')" ;;
-    scaling_bytes_1e7) echo "slot 32 B + FDE 32 B (x86-64)" ;;
+    bytes_per_trampoline_*) echo "slot 32 B (x86-64)$([ "$1" = bytes_per_trampoline_unwind ] && echo ' + FDE 28 B + search entry 8 B')" ;;
+    scaling_bytes_1e7) echo "slot 32 B + FDE 28 B (x86-64)" ;;
     py31*_vs_builtin*) echo "CPython's own trampoline, same interpreter" ;;
     *) echo "" ;;
     esac

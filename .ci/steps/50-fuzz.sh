@@ -27,7 +27,7 @@ fi
 declare -A deps=(
     [fuzz_jitdump]="src/read/jitdump_reader.c src/read/jitdump_validate.c src/read/jitdump_maps.c
         src/read/jitdump_seen.c src/read/eh_decode.c src/read/jitdump_rows.c
-        src/emit/layout.c src/emit/eh_frame.c src/emit/bytebuf.c src/arch/*.c"
+        src/emit/layout.c src/emit/eh_frame.c src/emit/cfi_state.c src/emit/bytebuf.c src/arch/*.c"
     [fuzz_eh_frame]="src/read/eh_decode.c"
 )
 declare -A corpus=([fuzz_jitdump]=corpus_jitdump [fuzz_eh_frame]=corpus_eh_frame)

@@ -5,6 +5,7 @@
 #include "read/eh_decode.h"
 #include "emit/eh_frame.h"
 #include "emit/layout.h"
+#include "arch/table.h"
 
 #include <check.h>
 #include "../lib/check_run.h"
@@ -200,9 +201,9 @@ static int emit_and_decode(const struct pt_arch *arch, const struct pt_insn *ins
     ck_assert_uint_eq(nfde, 1);
     ck_assert_uint_eq(cap.fde.pc_begin, 0x10000 - 0x1000);
     ck_assert_uint_eq(cap.fde.pc_range, l->size);
-    /* every entry's length is padded to a multiple of 8 */
-    ck_assert_uint_eq(cap.fde.offset % 8, 0);
-    ck_assert_uint_eq((eh.len - 4) % 8, 0);
+    /* every entry's length is padded to a multiple of 4 */
+    ck_assert_uint_eq(cap.fde.offset % 4, 0);
+    ck_assert_uint_eq((eh.len - 4) % 4, 0);
     int nrows = pt_eh_rows(&ctx, &cap.cie, &cap.fde, rows, max_rows);
     ck_assert_msg(nrows > 0, "%s", ctx.error);
     pt_buf_free(&prog);
@@ -306,7 +307,7 @@ END_TEST
 
 START_TEST(padding_from_offset)
 {
-    /* CIE and FDE lengths round to 8 from the entry start, whatever the
+    /* CIE and FDE lengths round to 4 from the entry start, whatever the
      * buffer's absolute position. */
     for (size_t lead = 0; lead < 8; lead++) {
         struct pt_arch arch = synthetic_arch(NULL, 0, 0);
@@ -318,8 +319,8 @@ START_TEST(padding_from_offset)
         size_t after_cie = eh.len;
         uint8_t prog[] = {DW_CFA_nop};
         size_t fde = pt_eh_fde(&eh, cie, 0, 16, prog, 1);
-        ck_assert_uint_eq((after_cie - cie) % 8, 0);
-        ck_assert_uint_eq((eh.len - fde) % 8, 0);
+        ck_assert_uint_eq((after_cie - cie) % 4, 0);
+        ck_assert_uint_eq((eh.len - fde) % 4, 0);
         ck_assert_uint_eq(pt_load_u32(eh.data + cie, false) + 4, after_cie - cie);
         /* the pad bytes are DW_CFA_nop */
         ck_assert_uint_eq(eh.data[eh.len - 1], DW_CFA_nop);
@@ -335,6 +336,66 @@ static void hdr_row(void *arg, uint64_t pc, uint64_t fde)
     seen[seen[0] * 2 + 2] = fde;
     seen[0]++;
 }
+
+START_TEST(epilogue_in_one_byte)
+{
+    /* x86-64: `pop %rbp` brings the rules back to those at entry (CFA
+     * rsp+8, rbp as at entry): DW_CFA_remember_state before `push %rbp`'s
+     * rules and DW_CFA_restore_state instead of def_cfa + restore (4
+     * bytes), so the FDE is 17 + 11 = 28 bytes; the decoded rows are the
+     * same as spelled out. */
+    const struct pt_arch *a = pt_arch_find("x86_64");
+    ck_assert_ptr_nonnull(a);
+    struct pt_layout l;
+    ck_assert_int_eq(pt_layout_build(&l, a, NULL), 0);
+    struct pt_buf prog, eh;
+    pt_buf_init(&prog, a->big_endian);
+    pt_buf_init(&eh, a->big_endian);
+    ck_assert_int_eq(pt_cfi_program(&prog, &l), 0);
+    ck_assert_ptr_nonnull(memchr(prog.data, DW_CFA_remember_state, prog.len));
+    ck_assert_ptr_nonnull(memchr(prog.data, DW_CFA_restore_state, prog.len));
+    size_t cie = pt_eh_cie(&eh, a);
+    size_t fde = pt_eh_fde(&eh, cie, -0x1000, l.size, prog.data, prog.len);
+    ck_assert_uint_eq(eh.len - fde, 28);
+    pt_eh_terminator(&eh);
+    struct pt_eh_ctx ctx = {.data = eh.data, .len = eh.len, .address = 0x10000, .big_endian = a->big_endian,
+                            .addr_size = 8};
+    struct capture cap = {.n = 0};
+    size_t ncie, nfde;
+    ck_assert_int_eq(pt_eh_walk(&ctx, cb, &cap, &ncie, &nfde), 0);
+    struct pt_row rows[16];
+    int n = pt_eh_rows(&ctx, &cap.cie, &cap.fde, rows, 16);
+    ck_assert_msg(n >= 3, "%s", ctx.error);
+    /* the last row (after pop %rbp) is the entry row again */
+    ck_assert_uint_eq(rows[n - 1].cfa_reg, rows[0].cfa_reg);
+    ck_assert_int_eq(rows[n - 1].cfa_offset, rows[0].cfa_offset);
+    ck_assert_ptr_null(pt_row_rule(&rows[n - 1], 6));
+    ck_assert_ptr_nonnull(pt_row_rule(&rows[n - 2], 6));
+    pt_buf_free(&prog);
+    pt_buf_free(&eh);
+}
+END_TEST
+
+START_TEST(epilogue_spelled_out_when_shorter)
+{
+    /* a return to the entry rules in 2 bytes or fewer (def_cfa_offset 8)
+     * stays as it is: remember + restore would cost as much */
+    static const struct pt_insn insns[] = {
+        {.len = 1, .bytes = {0x90}, .cfi = {CFA_OFFSET(16)}},
+        {.len = 1, .bytes = {0x90}, .cfi = {CFA_OFFSET(8)}},
+        {.len = 1, .bytes = {0x90}},
+    };
+    struct pt_arch arch = synthetic_arch(insns, 3, 0);
+    struct pt_layout l;
+    ck_assert_int_eq(pt_layout_build(&l, &arch, NULL), 0);
+    struct pt_buf prog;
+    pt_buf_init(&prog, false);
+    ck_assert_int_eq(pt_cfi_program(&prog, &l), 0);
+    ck_assert_ptr_null(memchr(prog.data, DW_CFA_remember_state, prog.len));
+    ck_assert_ptr_null(memchr(prog.data, DW_CFA_restore_state, prog.len));
+    pt_buf_free(&prog);
+}
+END_TEST
 
 START_TEST(hdr_table_sorted)
 {
@@ -494,6 +555,8 @@ static Suite *emitter_suite(void)
     tcase_add_test(t, round_trip_advance_deltas);
     tcase_add_test(t, decode_large_advances);
     tcase_add_test(t, padding_from_offset);
+    tcase_add_test(t, epilogue_in_one_byte);
+    tcase_add_test(t, epilogue_spelled_out_when_shorter);
     tcase_add_test(t, layout_rejects_bad_tables);
     tcase_add_test(t, tables_lack_no_field);
     suite_add_tcase(s, t);
