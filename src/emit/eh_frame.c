@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 void pt_cfi_advance(struct pt_buf *b, uint64_t delta)
 {
@@ -139,8 +140,10 @@ static int mark_epilogues(const struct pt_arch *a, const struct pt_cfi_row *rows
     struct pt_cfi_state entry, cur;
     pt_cfi_state_entry(&entry, a);
     cur = entry;
+    /* a group's rules are a few bytes; one that fills this is long enough */
+    uint8_t room[32];
     struct pt_buf ops;
-    pt_buf_init(&ops, a->big_endian);
+    pt_buf_init_fixed(&ops, room, sizeof room, a->big_endian);
     size_t loc = 0, open = n;
     for (size_t i = 0; i < n;) {
         if (skipped(&rows[i], code_size)) {
@@ -148,7 +151,6 @@ static int mark_epilogues(const struct pt_arch *a, const struct pt_cfi_row *rows
             continue;
         }
         if (rows[i].at < loc || (rows[i].at - loc) % a->cie_code_align) {
-            pt_buf_free(&ops);
             errno = EINVAL; /* unsorted, or not a multiple of the code alignment factor */
             return -1;
         }
@@ -156,32 +158,25 @@ static int mark_epilogues(const struct pt_arch *a, const struct pt_cfi_row *rows
         size_t end = group_end(rows, i, n, code_size);
         bool before = pt_cfi_state_equal(&cur, &entry);
         ops.len = 0;
+        ops.failed = false;
         for (size_t k = i; k < end; k++) {
             if (skipped(&rows[k], code_size))
                 continue;
             pt_cfi_state_apply(&cur, &rows[k].cfi, &entry);
-            if (pt_cfi_op(&ops, a, &rows[k].cfi) < 0) {
-                pt_buf_free(&ops);
+            if (pt_cfi_op(&ops, a, &rows[k].cfi) < 0)
                 return -1;
-            }
         }
         bool after = pt_cfi_state_equal(&cur, &entry);
         if (before && !after) {
             open = i;
         } else if (!before && after && open < n) {
-            if (ops.len > 2) {
+            if (ops.failed || ops.len > 2) {
                 mark[open] |= MARK_REMEMBER;
                 mark[i] |= MARK_RESTORE;
             }
             open = n;
         }
         i = end;
-    }
-    bool failed = ops.failed;
-    pt_buf_free(&ops);
-    if (failed) {
-        errno = ENOMEM;
-        return -1;
     }
     return 0;
 }
@@ -191,7 +186,9 @@ int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct 
 {
     if (n == 0)
         return 0;
-    uint8_t *mark = calloc(n, 1);
+    /* a table's rows fit on the stack: laying one out allocates nothing */
+    uint8_t small[PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI];
+    uint8_t *mark = n <= sizeof small ? memset(small, 0, n) : calloc(n, 1);
     if (!mark) {
         errno = ENOMEM;
         return -1;
@@ -217,7 +214,8 @@ int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct 
         }
         i = end;
     }
-    free(mark);
+    if (mark != small)
+        free(mark);
     return r;
 }
 
