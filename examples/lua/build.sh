@@ -15,7 +15,9 @@ B=$(cd "${PT_BUILDDIR:-$S}" && pwd)
 out=${1:-$B/examples/lua/_build}
 CC=${PT_CC:-cc}
 if [ -z "${PT_LUA_PREFIX:-}" ]; then
-    if [ "$(id -u)" -eq 0 ]; then PT_LUA_PREFIX=/opt/perftramp-lua
+    # a normal user uses the machine's build (tools/install-deps, as root) when there is one
+    if [ "$(id -u)" -eq 0 ] || { [ -x /opt/perftramp-lua/bin/lua ] && [ -f /opt/perftramp-lua/src/lua.h ]; }; then
+        PT_LUA_PREFIX=/opt/perftramp-lua
     else PT_LUA_PREFIX=${XDG_CACHE_HOME:-$HOME/.cache}/perftramp-lua; fi
 fi
 export PT_LUA_PREFIX

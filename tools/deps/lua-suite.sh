@@ -12,7 +12,8 @@
 # exit 1 with the reason when it cannot be had.
 set -eu
 if [ -z "${PT_LUA_PREFIX:-}" ]; then
-    if [ "$(id -u)" -eq 0 ]; then PT_LUA_PREFIX=/opt/perftramp-lua
+    # a normal user reads the machine's copy (tools/install-deps, as root) when there is one
+    if [ "$(id -u)" -eq 0 ] || [ -f /opt/perftramp-lua/suite/chunks/.from ]; then PT_LUA_PREFIX=/opt/perftramp-lua
     else PT_LUA_PREFIX=${XDG_CACHE_HOME:-$HOME/.cache}/perftramp-lua; fi
 fi
 here=$(cd "$(dirname "$0")" && pwd)
