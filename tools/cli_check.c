@@ -14,7 +14,7 @@
 
 static void check_usage(FILE *f)
 {
-    fprintf(f, "usage: perftramp check [--json] [--all] [--records] [--perf-version X.Y[+libcrypto]]\n"
+    fprintf(f, "usage: perftramp check [--json] [--all] [--records] [--perf-version X.Y[+libcrypto][+libdw]]\n"
                "                       [--timeout SECONDS] FILE...   (FILE - is standard input)\n");
 }
 
@@ -114,7 +114,7 @@ int cli_check_main(int argc, char **argv)
             const char *val = argv[++i];
             if (a[2] == 'p') {
                 if (cli_perf_from_option(&o.perf, val) < 0) {
-                    fprintf(stderr, "perftramp check: --perf-version '%s': want X.Y or X.Y+libcrypto (e.g. 6.1)\n",
+                    fprintf(stderr, "perftramp check: --perf-version '%s': want X.Y, then +libcrypto or +libdw (e.g. 6.1, 6.1+libdw)\n",
                             val);
                     return CLI_USAGE;
                 }

@@ -40,8 +40,11 @@ struct cli_perf {
      * room for a 63-byte version and ", without libcrypto" */
     char source[128];
 };
-/* Parses "X.Y" or "X.Y+libcrypto"; returns 0 or -1. */
+/* Parses "X.Y", then "+libcrypto" and "+libdw" in any order; returns 0 or -1. */
 int cli_perf_from_option(struct cli_perf *p, const char *arg);
+/* A feature's state in `perf version --build-options`, from the text after
+ * its colon ("  [ on  ]  # HAVE_..."): 1 on, 0 OFF, -1 neither. */
+int cli_perf_flag_on(const char *after_colon);
 /* Asks the installed perf (`perf version --build-options`). */
 void cli_perf_detect(struct cli_perf *p);
 const char *cli_perf_buildid_text(const struct pt_jd_perf *p);

@@ -373,8 +373,9 @@ void cli_report_json(FILE *out, const struct cli_report *r, const char *path, co
             s->errors ? "false" : "true", s->perf_reads ? "true" : "false", s->errors, s->warnings, s->notes);
     fputs(",\"perf\":{\"source\":", out);
     cli_json_str(out, perf->source);
-    fprintf(out, ",\"version\":\"%u.%u\",\"libcrypto\":%s,\"text_offset\":%" PRIu64 ",\"build_ids\":", perf->perf.major,
+    fprintf(out, ",\"version\":\"%u.%u\",\"libcrypto\":%s,\"libdw_unwind\":%s,\"text_offset\":%" PRIu64 ",\"build_ids\":", perf->perf.major,
             perf->perf.minor, perf->perf.libcrypto == 1 ? "true" : perf->perf.libcrypto == 0 ? "false" : "null",
+            perf->perf.libdw_unwind == 1 ? "true" : perf->perf.libdw_unwind == 0 ? "false" : "null",
             pt_jd_perf_text_offset(&perf->perf));
     cli_json_str(out, cli_perf_buildid_text(&perf->perf));
     fputc('}', out);

@@ -137,6 +137,10 @@ typedef void (*pt_jd_issue_fn)(void *arg, enum pt_jd_severity sev, size_t offset
 struct pt_jd_perf {
     unsigned major, minor; /* 0.0: unknown, judged by the newest rules */
     int libcrypto;         /* 1 built with libcrypto, 0 without, -1 unknown */
+    /* 1: unwinds user stacks with libdw (built without libunwind), which
+     * unwinds perf inject's .so files only as /tmp/jitted-*; 0: with
+     * libunwind; -1 unknown */
+    int libdw_unwind;
 };
 /* genelf's .text offset: 0x40 before 6.1, 0x80 from 6.1 on. */
 uint64_t pt_jd_perf_text_offset(const struct pt_jd_perf *p);

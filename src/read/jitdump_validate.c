@@ -25,6 +25,7 @@
 #include "read/jitdump_seen.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -181,6 +182,35 @@ static void bad_magic(struct pt_jd_validator *v, size_t n)
              PT_JD_MAGIC);
 }
 
+/* perf inject writes its jitted-<pid>-<n>.so files beside the dump, and a
+ * perf that unwinds with libdw (built without libunwind) reports a JIT .so
+ * to libdw at the right address only when its path starts with
+ * "/tmp/jitted-" (unwind-libdw.c, "Handle JIT-generated DSOs properly",
+ * Linux 6.8, backported to 6.1.91): elsewhere --call-graph dwarf stops at
+ * the first JIT frame (measured on s390x, Debian's perf 6.1.176). */
+static void check_dir_for_libdw(struct pt_jd_validator *v, const char *path, const char *base)
+{
+    if (v->opts.perf.libdw_unwind != 1)
+        return;
+    char dir[PATH_MAX];
+    size_t len = (size_t)(base - path);
+    if (len >= sizeof dir)
+        return;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    char real[PATH_MAX];
+    /* perf sees the mapping's resolved path */
+    const char *where = realpath(len ? dir : ".", real) ? real : dir;
+    if (strcmp(where, "/tmp") == 0)
+        return;
+    find(v, PT_JD_WARNING, PT_JD_MISNAMES, "name.dir-libdw", 0, PT_JD_NO_RECORD, NULL,
+         "write the dump in /tmp itself (JITDUMPDIR unset or /tmp), or use a perf built with libunwind",
+         "the dump is in %s, not /tmp: this perf unwinds with libdw, which unwinds the jitted-*.so files perf "
+         "inject writes beside the dump only as /tmp/jitted-*; --call-graph dwarf chains stop at the first "
+         "JIT frame",
+         where);
+}
+
 /* perf reads only files named jit-<pid>.dump, pid of the mapping process. */
 static void check_name(struct pt_jd_validator *v)
 {
@@ -221,7 +251,9 @@ static void check_name(struct pt_jd_validator *v)
              "file name \"%s\" names pid %llu but the header says pid %" PRIu32
              ": perf reads the dump only when the process that mapped it has the pid in the name",
              base, n, v->header.pid);
+        return;
     }
+    check_dir_for_libdw(v, path, base);
 }
 
 static void check_header(struct pt_jd_validator *v)
