@@ -129,18 +129,6 @@ t3=$(date +%s)
 "$src/tools/guest" run "$arch" "$p" > "$out" 2> "$work/run.err"
 rc=$?
 t4=$(date +%s)
-# Rows still open (README, docs/facts.md): their failure is reported as
-# OPEN, not counted; once one is proven, it must leave this list.
-OPEN="s390x:perf-jitdump-dwarf s390x:perf-jitdump-fdes"
-for o in $OPEN; do
-    [ "${o%%:*}" = "$arch" ] || continue
-    if grep -q "^PROOF: arch.$arch.${o#*:} failed" "$out"; then
-        sed -i "s/^PROOF: \(arch.$arch.${o#*:}\) failed/OPEN: \1 failed (open, listed in perf_guest.sh):/" "$out"
-    elif grep -q "^PROOF: arch.$arch.${o#*:} proven" "$out"; then
-        echo "FAIL: arch.$arch.${o#*:} is proven now: take it off OPEN in tests/guest/perf_guest.sh and list it in tests/proofs.expected"
-        bad_open=1
-    fi
-done
 cat "$out" "$work/run.err"
 [ "$rc" -eq 0 ] || echo "# the guest's payload exited $rc"
 
@@ -156,9 +144,9 @@ fi
 [ -n "${PT_GUEST_SAMPLES:-}" ] && mkdir -p "$PT_GUEST_SAMPLES" && cp "$p"/out/*.script "$p/out/gdb.out" "$PT_GUEST_SAMPLES/" 2> /dev/null
 
 # every proof must have come back
-bad=${bad_open:-0}
+bad=0
 for id in $IDS; do
-    line=$(grep -E "^(PROOF: |NA: |OPEN: )arch.$arch.$id " "$out" 2> /dev/null | head -n 1)
+    line=$(grep -E "^(PROOF: |NA: )arch.$arch.$id " "$out" 2> /dev/null | head -n 1)
     [ "$id" = check-host ] && continue
     if [ -z "$line" ]; then
         echo "PROOF: arch.$arch.$id failed the guest never reported it"

@@ -63,8 +63,11 @@ judge() {
 record() {
     name=$1 output=$2 mode=$3 cg=$4
     shift 4
-    mkdir -p "/tmp/$name.jit" "/tmp/$name.elf"
-    JITDUMPDIR=/tmp/$name.jit PERFTRAMP_ELF_DIR=/tmp/$name.elf \
+    mkdir -p "/tmp/$name.elf"
+    # the dump in /tmp itself: perf's libdw unwinder (s390x: perf has no
+    # libunwind) unwinds perf inject's .so files only as /tmp/jitted-*
+    # (docs/facts.md)
+    JITDUMPDIR=/tmp PERFTRAMP_ELF_DIR=/tmp/$name.elf \
         perf record -q "$@" -e cpu-clock -F 1000 --call-graph "$cg" -o "$name.data" \
         -- bin/perf_workload "$output" "$SECS" "$mode" > "$name.out" 2> "$name.err"
     rc=$?
@@ -153,11 +156,11 @@ fi
 group jitdump && for mode in eval edges; do
     name=jit-$mode
     if record "$name" jitdump "$mode" dwarf -k 1; then
-        dump=/tmp/$name.jit/jit-$pid.dump
+        dump=/tmp/jit-$pid.dump
         if perf inject --jit -i "$name.data" -o "$name.inj.data" > "$name.inj.log" 2>&1; then
             mv "$name.inj.data" "$name.data"
             script "$name"
-            echo "# $name: perf inject --jit wrote $(ls /tmp/$name.jit | grep -c '^jitted-.*\.so$') jitted-*.so files"
+            echo "# $name: perf inject --jit wrote $(ls /tmp | grep -c "^jitted-$pid-.*\.so$") jitted-*.so files"
         else
             : > "$name.script"; echo "# perf inject --jit failed: $(tail -n 2 "$name.inj.log")"
         fi
@@ -169,10 +172,20 @@ group jitdump && for mode in eval edges; do
         fi
         if [ "$mode" = eval ]; then
             cp "$dump" out/
-            if bin/perftramp check "$dump" > check.out 2>&1; then
-                proof check proven "perftramp check (built for $arch, run here) on the dump: $(tail -n 1 check.out)"
-            else
+            # the same dump one directory down: the check must warn exactly
+            # when this perf unwinds with libdw (no libunwind), the perf that
+            # finds JIT .so files only as /tmp/jitted-*
+            mkdir -p /tmp/sub && cp "$dump" /tmp/sub/
+            libdw=0
+            perf version --build-options 2> /dev/null | grep -q ' libunwind: *\[ OFF' && libdw=1
+            bin/perftramp check "/tmp/sub/${dump##*/}" > check-sub.out 2>&1
+            warned=$(grep -c 'not /tmp: this perf unwinds with libdw' check-sub.out)
+            if ! bin/perftramp check "$dump" > check.out 2>&1; then
                 proof check failed "perftramp check: $(tail -n 3 check.out | tr '\n' ' ')"
+            elif grep -q 'unwinds with libdw' check.out || [ "$warned" != "$libdw" ]; then
+                proof check failed "perftramp check: the /tmp rule of a perf without libunwind (here: $libdw) warned $warned times for /tmp/sub, and for /tmp: $(grep -c 'unwinds with libdw' check.out)"
+            else
+                proof check proven "perftramp check (built for $arch, run here) on the dump: $(tail -n 1 check.out); $([ $libdw = 1 ] && echo 'this perf unwinds with libdw: a copy in /tmp/sub is warned about' || echo 'this perf has libunwind: no /tmp rule')"
             fi
         fi
     else
