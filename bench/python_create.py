@@ -13,8 +13,12 @@
 #     create_vs_builtin        perftramp loop time / -X perf loop time, N = 10^5
 #     rss_per_fn_vs_builtin    perftramp RSS growth / -X perf RSS growth, N = 10^5
 #     create_vs_builtin_jit, rss_per_fn_vs_builtin_jit   the same, jitdump (3.13+)
-# Notes give both N (10^4, 10^5), the ns and bytes per function of every
-# mode, and what each adds over the plain run.  Medians of ROUNDS runs.
+# A round runs every mode once, back to back, in alternating order (the
+# pair's first run in one round is its second in the next), so a key is the
+# median of ROUNDS per-round ratios: a machine that slows down between two
+# rounds moves both sides of a pair alike.  Notes give both N (10^4, 10^5),
+# the median ns and bytes per function of every mode, and what each adds
+# over the plain run.
 #   python_create.py run ROUNDS SRCDIR      (the driver)
 #   python_create.py child N                (one measurement)
 import os
@@ -71,15 +75,6 @@ def run_mode(argv, n, tmp):
     return int(ns), int(grow)
 
 
-def median_mode(argv, n, rounds, tmp):
-    ts, ms = [], []
-    for _ in range(rounds):
-        t, m = run_mode(argv, n, tmp)
-        ts.append(t)
-        ms.append(m)
-    return statistics.median(ts) / n, statistics.median(ms) / n
-
-
 def cleanup_files():
     # -X perf and perftramp both write /tmp/perf-<pid>.map; -X perf_jit
     # /tmp/jit-<pid>.dump: the children are gone, their files go too
@@ -113,25 +108,38 @@ def run(rounds):
             print("%s: not run: CPython %d.%d has no -X perf_jit" % (k, ver[0], ver[1]))
     with tempfile.TemporaryDirectory() as tmp:
         for n in (10000, 100000):
-            plain_t, plain_m = median_mode(py, n, rounds, tmp)
+            plain = [run_mode(py, n, tmp) for _ in range(rounds)]
+            plain_t = statistics.median(t for t, _ in plain) / n
+            plain_m = statistics.median(m for _, m in plain) / n
             note("N=%d plain: %.0f ns, %.1f B per function" % (n, plain_t, plain_m))
             for suffix, builtin, ours, bname, oname in sides:
                 if ours is None:
                     ours = py + ["-m", "perftramp", "--outputs", "jitdump", "--jitdump-dir", tmp]
-                b_t, b_m = median_mode(builtin, n, rounds, tmp)
-                o_t, o_m = median_mode(ours, n, rounds, tmp)
-                cleanup_files()
+                b_runs, o_runs = [], []
+                for r in range(rounds):
+                    if r % 2 == 0:
+                        b_runs.append(run_mode(builtin, n, tmp))
+                        o_runs.append(run_mode(ours, n, tmp))
+                    else:
+                        o_runs.append(run_mode(ours, n, tmp))
+                        b_runs.append(run_mode(builtin, n, tmp))
+                    cleanup_files()
+                b_t = statistics.median(t for t, _ in b_runs) / n
+                b_m = statistics.median(m for _, m in b_runs) / n
+                o_t = statistics.median(t for t, _ in o_runs) / n
+                o_m = statistics.median(m for _, m in o_runs) / n
+                t_ratios = [o[0] / b[0] for o, b in zip(o_runs, b_runs)]
+                m_ratios = [o[1] / b[1] for o, b in zip(o_runs, b_runs)]
                 note("N=%d %s: %.0f ns, %.1f B per function (+%.0f ns, +%.1f B over plain)"
                      % (n, bname, b_t, b_m, b_t - plain_t, b_m - plain_m))
                 note("N=%d perftramp %s: %.0f ns, %.1f B per function (+%.0f ns, +%.1f B over plain)"
                      % (n, oname, o_t, o_m, o_t - plain_t, o_m - plain_m))
                 if n == 100000:
-                    key("create_vs_builtin" + suffix, o_t / b_t)
-                    key("rss_per_fn_vs_builtin" + suffix, o_m / b_m)
-                    note("create_vs_builtin%s: create+call loop, perftramp %s / CPython %s, N=%d, median of %d; "
-                         "rss_per_fn_vs_builtin%s: resident growth per function, same runs"
-                         % (suffix, oname, bname, n, rounds, suffix))
-
+                    key("create_vs_builtin" + suffix, statistics.median(t_ratios))
+                    key("rss_per_fn_vs_builtin" + suffix, statistics.median(m_ratios))
+                    note("create_vs_builtin%s: create+call loop, perftramp %s / CPython %s, N=%d, median of %d "
+                         "per-round ratios (%s); rss_per_fn_vs_builtin%s: resident growth per function, same runs"
+                         % (suffix, oname, bname, n, rounds, " ".join("%.3f" % x for x in t_ratios), suffix))
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "child":

@@ -5,11 +5,11 @@
 # (examples/python/pythons.sh) with the module built: bench/python_create.py
 # once per version, each key prefixed py3X_.  A version that cannot run
 # prints its keys as "not run: <reason>".
-#   python_create.sh [ROUNDS]   (default 3; `make bench`'s quick mode passes 1)
+#   python_create.sh [ROUNDS]   (default 5; `make bench`'s quick mode passes 1)
 set -u
 srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-pkgdir=${PT_BUILDDIR:-.}/examples/python
-rounds=${1:-3}
+pkgdir=$(cd "${PT_BUILDDIR:-.}" && pwd)/examples/python # absolute: the runs start in their own directories
+rounds=${1:-5}
 keys="create_vs_builtin rss_per_fn_vs_builtin create_vs_builtin_jit rss_per_fn_vs_builtin_jit"
 not_run() { # tag reason
     for k in $keys; do echo "py$1_$k: not run: $2"; done

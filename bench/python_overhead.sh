@@ -10,7 +10,7 @@
 #   `make bench`'s quick mode passes 1 1 0.3)
 set -u
 srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-pkgdir=${PT_BUILDDIR:-.}/examples/python
+pkgdir=$(cd "${PT_BUILDDIR:-.}" && pwd)/examples/python # absolute: the runs start in their own directories
 rounds=${1:-5} reps=${2:-5} seconds=${3:-1}
 ran=0 why=
 while read -r ver exe reason; do
