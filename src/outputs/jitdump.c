@@ -2,12 +2,19 @@
 /* Outputs layer, PERFTRAMP_JITDUMP: <dir>/jit-<pid>.dump for `perf record -k 1` +
  * `perf inject --jit`.  Format: tools/perf/util/jitdump.h in Linux (see
  * docs/facts.md "jitdump"): native byte order, header v1, CLOCK_MONOTONIC
- * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] written in
- * ONE pwrite() under the core's lock, a CLOSE record at the end.
+ * timestamps, per trampoline the group [UNWINDING_INFO][LOAD] copied in
+ * one piece under the core's lock, a CLOSE record at the end.
  *
- * A failed or short write cuts the file back to the end of the last
- * complete record (ftruncate), so perf never reads a torn record, and the
- * output is disabled (the core records errno).
+ * The groups go through a shared mapping of the file's end
+ * (outputs/file_window.h): in the file once copied, with no system call
+ * per trampoline (one pwrite() each cost 1-2 us, most of a jitdump wrap:
+ * bench/PERFORMANCE.md).  Where no window can be made (a file system that
+ * cannot allocate or map, a full disk, RLIMIT_FSIZE near) each group is
+ * one pwrite() instead.  A failed or short write cuts the file back to the
+ * end of the last complete record (ftruncate), so perf never reads a torn
+ * record, and the output is disabled (the core records errno).  Closing
+ * cuts off the window's unused zeros; a process that ends without closing
+ * leaves them, and perf stops at the first (a prefix of total_size 0).
  *
  * In a pid namespace whose outer pid is visible (NSpid, outputs/pid_ns.c)
  * the dump has a second name, jit-<outer pid>.dump (a hard link), mapped
@@ -17,6 +24,7 @@
  * header and the LOAD records carry the outer pid (and tid), which perf
  * uses as they are after the exit (docs/perf.md, "Containers"). */
 #include "emit/eh_frame.h"
+#include "outputs/file_window.h"
 #include "outputs/outfile.h"
 #include "outputs/outputs.h"
 #include "outputs/perf_name.h"
@@ -48,6 +56,8 @@ enum { JD_DEBUG_FIXED = 32, JD_DEBUG_ENTRY_FIXED = 16 };
 struct pt_jitdump {
     int fd;
     off_t end;              /* end of the last complete record */
+    struct pt_file_window win; /* where the next records are copied */
+    pid_t owner;            /* getpid() of the process that opened the file */
     void *marker;           /* the executable mapping perf looks for */
     void *outer_marker;     /* the same, mapped as jit-<outer_pid>.dump */
     size_t marker_len;
@@ -85,6 +95,10 @@ static uint8_t *put64(uint8_t *p, uint64_t v)
  * file is cut back to that end: no torn record survives. */
 static int append(struct pt_jitdump *jd, const void *buf, size_t n)
 {
+    if (pt_file_window_write(&jd->win, jd->fd, jd->end, buf, n) == 0) {
+        jd->end += (off_t)n;
+        return 0;
+    }
     size_t done = 0;
     while (done < n) {
         ssize_t w = pwrite(jd->fd, (const uint8_t *)buf + done, n - done, jd->end + (off_t)done);
@@ -206,6 +220,7 @@ static int open_dump(struct pt_jitdump *jd)
         return e == EBUSY ? PT_OUT_REFUSED : -1;
     }
     jd->end = 0;
+    jd->owner = getpid();
     /* truncate only now, after the file was checked to be ours */
     if (ftruncate(jd->fd, 0) < 0)
         goto fail;
@@ -237,6 +252,7 @@ static int open_dump(struct pt_jitdump *jd)
     return 0;
 fail: {
     int e = errno;
+    pt_file_window_drop(&jd->win);
     close(jd->fd);
     jd->fd = -1;
     (void)unlink(path);
@@ -247,6 +263,15 @@ fail: {
 
 static void release_file(struct pt_jitdump *jd)
 {
+    /* Only the process that opened the file cuts it back: a forked child
+     * closing its copy of the context must leave its parent's room, which
+     * the parent keeps writing through (a copy past the end of the file
+     * would raise SIGBUS there). */
+    if (getpid() == jd->owner)
+        pt_file_window_release(&jd->win, jd->fd, jd->end);
+    else
+        pt_file_window_drop(&jd->win);
+    jd->win = (struct pt_file_window){0};
     if (jd->marker)
         munmap(jd->marker, jd->marker_len);
     if (jd->outer_marker)
@@ -421,8 +446,10 @@ void pt_jitdump_set_next_index(struct pt_jitdump *jd, uint64_t index)
 int pt_jitdump_reopen(struct pt_jitdump *jd, pid_t pid)
 {
     cached_tid = cached_tid_pid = 0; /* the parent's thread id */
-    /* the fd and the marker are the parent's: let go of both without
-     * writing (closing an fd writes nothing), then start our own dump */
+    /* the fd, the marker and the window are the parent's: let go of them
+     * without writing (closing an fd writes nothing; the window is only
+     * unmapped, not cut back), then start our own dump */
+    pt_file_window_drop(&jd->win);
     release_file(jd);
     jd->pid = pid;
     return open_dump(jd);

@@ -20,6 +20,10 @@
 #define PT_JD_VERSION 1u             /* perf rejects anything newer */
 #define PT_JD_HEADER_SIZE 40u
 #define PT_JD_PREFIX_SIZE 16u        /* u32 id, u32 total_size, u64 timestamp */
+/* The most zeros a writer that maps its dump's end leaves past its last
+ * record: perftramp allocates 64 KiB ahead, a page more for a bigger group
+ * (pages of up to 64 KiB).  A longer run of zeros is no such room. */
+#define PT_JD_RESERVED_MAX (128u * 1024)
 #define PT_JD_LOAD_FIXED 56u         /* prefix + pid,tid,vma,code_addr,code_size,code_index */
 #define PT_JD_UNWIND_FIXED 40u       /* prefix + unwinding_size, eh_frame_hdr_size, mapped_size */
 #define PT_JD_FLAG_ARCH_TIMESTAMP 1u /* the only header flag perf knows */
@@ -91,9 +95,10 @@ struct pt_jd_iter {
     char error[160];
 };
 int pt_jd_iter_init(struct pt_jd_iter *it, const uint8_t *data, size_t len);
-/* Returns 1 with the next record, 0 at a clean end of data, or -1 with a
- * reason in it->error for a record that cannot be framed (size < 16, past
- * the end: a torn record); the iterator then stays at that offset. */
+/* Returns 1 with the next record, 0 at a clean end of data (zeros to the
+ * end count as one: a live writer's reserved room), or -1 with a reason in
+ * it->error for a record that cannot be framed (size < 16, past the end: a
+ * torn record); the iterator then stays at that offset. */
 int pt_jd_next(struct pt_jd_iter *it, struct pt_jd_record *rec);
 
 /* ---- findings ---------------------------------------------------------- */
@@ -175,7 +180,9 @@ struct pt_jd_summary {
     size_t loads_empty_unwind;  /* LOADs bound to UNWINDING_INFO without .eh_frame (V8's builtins) */
     size_t loads_without_unwind;/* LOADs with no UNWINDING_INFO before them */
     uint64_t valid_bytes;       /* header + records perf reads */
-    uint64_t trailing_bytes;    /* bytes after them: perf never reads these */
+    uint64_t trailing_bytes;    /* bytes after them: perf never reads these (reserved_bytes aside) */
+    uint64_t reserved_bytes;    /* zeros from a record boundary to the end: room a writer mapped
+                                 * ahead and has not cut off yet (still running, or never closed) */
     uint64_t total_bytes;       /* bytes in the input (read or skipped) */
     uint64_t first_timestamp, last_timestamp; /* of records (0 if none) */
     bool arch_timestamps;       /* timestamps are arch ticks (TSC), not ns */

@@ -60,6 +60,7 @@ struct pt_jd_validator {
     /* where perf stopped reading, and why */
     uint64_t stop_off;
     bool stop_second_header;
+    bool zeros;            /* stopped at a zero prefix, and only zeros since */
     uint32_t second_pid;
     uint64_t hash_first, hash_rest, rest_len; /* a dump appended twice? */
 
@@ -801,6 +802,21 @@ static bool is_magic(const struct pt_jd_validator *v, const uint8_t *prefix)
     return m == PT_JD_MAGIC || __builtin_bswap32(m) == PT_JD_MAGIC;
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+static void size_finding(struct pt_jd_validator *v, uint32_t id, uint32_t total_size)
+{
+    find(v, PT_JD_ERROR, PT_JD_LOSES, "frame.size", v->stop_off, v->index, pt_jd_record_name(id),
+         "write total_size as the whole record's size, prefix included",
+         "record total_size %" PRIu32 " is smaller than its 16-byte prefix: perf stops reading here", total_size);
+}
+
 /* The prefix of the record at rec_off is in buf: frame it as perf does. */
 static void on_prefix(struct pt_jd_validator *v)
 {
@@ -817,11 +833,11 @@ static void on_prefix(struct pt_jd_validator *v)
         return;
     }
     if (r.total_size < PT_JD_PREFIX_SIZE) {
-        find(v, PT_JD_ERROR, PT_JD_LOSES, "frame.size", v->rec_off, v->index, pt_jd_record_name(r.id),
-             "write total_size as the whole record's size, prefix included",
-             "record total_size %" PRIu32 " is smaller than its 16-byte prefix: perf stops reading here",
-             r.total_size);
         stop(v);
+        if (all_zero(v->buf, PT_JD_PREFIX_SIZE))
+            v->zeros = true; /* a writer's reserved room, if only zeros follow: judged as they come */
+        else
+            size_finding(v, r.id, r.total_size);
         return;
     }
     if (v->known_size != UINT64_MAX && v->rec_off + r.total_size > v->known_size) {
@@ -871,6 +887,21 @@ int pt_jd_validator_feed(struct pt_jd_validator *v, const uint8_t *p, size_t n)
             v->rec_off = PT_JD_HEADER_SIZE;
             continue;
         }
+        if (v->state == ST_STOPPED && v->zeros) {
+            size_t z = 0;
+            while (z < n && p[z] == 0)
+                z++;
+            v->pos += z;
+            p += z;
+            n -= z;
+            if (n == 0 && v->pos - v->stop_off <= PT_JD_RESERVED_MAX)
+                return 0; /* still only zeros: keep reading */
+            /* not reserved room: a record of total_size 0 (id 0, a LOAD) */
+            v->zeros = false;
+            size_finding(v, PT_JD_LOAD, 0);
+            v->pos += n;
+            return 1;
+        }
         if (v->state == ST_STOPPED) {
             /* what perf never reads: hashed, to tell a dump appended twice */
             if (v->stop_second_header) {
@@ -914,7 +945,7 @@ int pt_jd_validator_feed(struct pt_jd_validator *v, const uint8_t *p, size_t n)
                     memcpy(again, v->buf, PT_JD_PREFIX_SIZE);
                     v->have = 0;
                     pt_jd_validator_feed(v, again, PT_JD_PREFIX_SIZE);
-                    if (!v->stop_second_header)
+                    if (!v->stop_second_header && !v->zeros)
                         return 1;
                 } else if (v->known_size != UINT64_MAX && v->rec_off + v->rec_size > v->known_size) {
                     return 1; /* torn: nothing after it can be a record; finish judges it */
@@ -1013,8 +1044,20 @@ size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *o
 {
     struct pt_jd_summary *s = &v->sum;
     /* what the caller did not read (perf stopped before it) counts too */
-    if (v->known_size != UINT64_MAX && v->known_size > v->pos)
+    if (v->known_size != UINT64_MAX && v->known_size > v->pos) {
+        if (v->zeros) { /* the unread rest may hold anything */
+            v->zeros = false;
+            size_finding(v, PT_JD_LOAD, 0);
+        }
         v->pos = v->known_size;
+    }
+    if (v->state == ST_RECORDS && !v->rec_prefix && v->have > 0 && v->pos == v->rec_off + v->have &&
+        all_zero(v->buf, v->have)) {
+        /* fewer zeros than a prefix at the end: the same reserved room */
+        stop(v);
+        v->zeros = true;
+        v->have = v->rec_seen = 0;
+    }
     if (v->state == ST_HEADER) {
         if (v->hdr_len >= 4 && !is_magic(v, v->hdr)) {
             bad_magic(v, v->hdr_len);
@@ -1052,6 +1095,13 @@ size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *o
                      "a second jitdump header (%s): another dump was appended; perf stops at it and "
                      "never reads its %" PRIu64 " bytes",
                      same_pid ? "the same pid, other records" : "another pid", s->trailing_bytes);
+        } else if (v->zeros) {
+            s->reserved_bytes = s->trailing_bytes;
+            s->trailing_bytes = 0;
+            find(v, PT_JD_NOTE, PT_JD_COPES, "frame.reserved", v->stop_off, v->index, NULL, "",
+                 "%" PRIu64 " zero bytes to the end: room the writer mapped ahead and has not cut off (it is "
+                 "still running, or ended without closing the dump); perf stops at the first and loses nothing",
+                 s->reserved_bytes);
         } else if (v->sum.header_ok && s->trailing_bytes > 0) {
             find(v, PT_JD_NOTE, PT_JD_LOSES, "frame.unread", v->stop_off, v->index, NULL, "",
                  "perf never reads the %" PRIu64 " bytes from here to the end", s->trailing_bytes);

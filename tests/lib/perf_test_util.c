@@ -75,10 +75,15 @@ int ptt_mapped(const char *suffix, char perms[5])
         while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
             line[--n] = 0;
         if (n >= sl && !strcmp(line + n - sl, suffix)) {
+            /* an executable mapping of it, if any: a jitdump's file is
+             * also mapped writable, where its writer copies records */
+            char p[5] = "";
+            sscanf(line, "%*s %4s", p);
+            if (perms && (!found || p[2] == 'x'))
+                memcpy(perms, p, sizeof p);
             found = 1;
-            if (perms)
-                sscanf(line, "%*s %4s", perms);
-            break;
+            if (p[2] == 'x')
+                break;
         }
     }
     fclose(f);

@@ -12,7 +12,8 @@ uint8_t *ptt_read_file(const char *path, size_t *len);
 char *ptt_tempdir(void);
 /* rm -r of a flat directory. */
 void ptt_rmdir(const char *dir);
-/* true when /proc/self/maps has a mapping whose path ends with `suffix`. */
+/* true when /proc/self/maps has a mapping whose path ends with `suffix`;
+ * perms: an executable one's, if any, else the first's. */
 int ptt_mapped(const char *suffix, char perms[5]);
 /* The fd this process has open on `path`, or -1. */
 int ptt_fd_of(const char *path);

@@ -40,6 +40,8 @@ struct issues {
 static void collect(void *arg, enum pt_jd_severity sev, size_t off, const char *msg)
 {
     struct issues *is = arg;
+    if (sev == PT_JD_NOTE && strstr(msg, "room the writer mapped ahead"))
+        return; /* a live dump's reserved zeros (outputs/file_window.h) */
     is->n++;
     if (msg[0] == '(')
         return; /* "(further issues ... not shown)" */
@@ -155,10 +157,19 @@ START_TEST(dump_is_valid_and_complete_after_each_wrap)
     ck_assert_int_eq(loads, 5);
     free(d);
 
+    /* while the context is open the file ends in the room its writer
+     * mapped ahead (outputs/file_window.h): zeros, and no write(2) per group */
     size_t code_size = pt->layout.size;
-    ck_assert_int_eq(perftramp_close(pt), 0);
     struct pt_jd_summary sum;
     ck_assert_uint_eq(validate(path, &sum, NULL), 0);
+    ck_assert_uint_gt(sum.reserved_bytes, 0);
+    ck_assert_uint_eq(sum.valid_bytes + sum.reserved_bytes, (uint64_t)len);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    ck_assert_uint_eq(validate(path, &sum, NULL), 0);
+    ck_assert_uint_eq(sum.reserved_bytes, 0); /* closing cut it off */
+    struct stat closed;
+    ck_assert_int_eq(stat(path, &closed), 0);
+    ck_assert_uint_eq((uint64_t)closed.st_size, sum.valid_bytes);
     ck_assert(sum.closed);
     ck_assert_uint_eq(sum.by_id[PT_JD_CLOSE], 1);
     ck_assert(!ptt_mapped(suffix, NULL)); /* marker gone with the context */
@@ -652,10 +663,13 @@ START_TEST(validator_survives_garbage)
 }
 END_TEST
 
-/* RLIMIT_FSIZE (SIGXFSZ ignored) makes write fail with EFBIG partway
+/* RLIMIT_FSIZE (SIGXFSZ ignored) makes a write fail with EFBIG partway
  * through a group: the output is disabled, EFBIG recorded, no torn record
- * stays, and trampolines keep working.  Runs in a child so the limit
- * cannot touch Check's own files. */
+ * stays, and trampolines keep working.  The limit is set past the room the
+ * writer mapped ahead (outputs/file_window.h): the groups fill it, the next
+ * room would cross the limit, so the writer goes on with pwrite() and meets
+ * the limit inside a group.  Runs in a child so the limit cannot touch
+ * Check's own files. */
 START_TEST(efbig_disables_output_without_torn_record)
 {
     pid_t child = fork();
@@ -670,25 +684,37 @@ START_TEST(efbig_disables_output_without_torn_record)
         if (!pt || !perftramp_wrap(pt, (perftramp_fn)plus_one, "fits"))
             _exit(100);
         struct stat st;
-        if (stat(own, &st) < 0)
+        struct pt_jd_summary sum;
+        size_t issues;
+        if (stat(own, &st) < 0 || validate(own, &sum, &issues) != 0)
             _exit(101);
-        size_t group = (size_t)st.st_size - PT_JD_HEADER_SIZE;
+        size_t group = (size_t)sum.valid_bytes - PT_JD_HEADER_SIZE;
         struct rlimit rl = {.rlim_cur = (rlim_t)st.st_size + group + group / 2, .rlim_max = RLIM_INFINITY};
         if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
             _exit(102);
-        fn1 a = (fn1)perftramp_wrap(pt, (perftramp_fn)plus_one, "fits");
-        if (!a || perftramp_output_error(pt, PERFTRAMP_JITDUMP) != 0)
-            bad |= 1;
-        fn1 b = (fn1)perftramp_wrap(pt, (perftramp_fn)times_three, "torn");
-        if (!b || perftramp_output_error(pt, PERFTRAMP_JITDUMP) != EFBIG)
+        fn1 t[4096];
+        size_t n = 0, failed_at = 0;
+        while (n < sizeof t / sizeof t[0] && !failed_at) {
+            t[n] = (fn1)perftramp_wrap(pt, (perftramp_fn)(n % 2 ? times_three : plus_one), "fits");
+            if (!t[n])
+                bad |= 1;
+            if (perftramp_output_error(pt, PERFTRAMP_JITDUMP) != 0)
+                failed_at = n + 1; /* wraps before this one were written */
+            n++;
+        }
+        if (!failed_at || perftramp_output_error(pt, PERFTRAMP_JITDUMP) != EFBIG)
             bad |= 2;
-        fn1 c = (fn1)perftramp_wrap(pt, (perftramp_fn)times_three, "after");
-        if (!c || a(1) != 2 || b(2) != 6 || c(3) != 9)
+        fn1 after = (fn1)perftramp_wrap(pt, (perftramp_fn)times_three, "after");
+        if (!after || after(3) != 9)
             bad |= 4;
+        for (size_t i = 0; i < n; i++)
+            if (t[i] && t[i](2) != (i % 2 ? 6 : 3))
+                bad |= 4;
         /* close with the output disabled: no CLOSE record, no error */
         if (perftramp_close(pt) != 0)
             bad |= 8;
-        if (stat(own, &st) < 0 || (size_t)st.st_size != PT_JD_HEADER_SIZE + 2 * group)
+        /* the file holds the first wrap and the failed_at - 1 after it, whole */
+        if (stat(own, &st) < 0 || (size_t)st.st_size != PT_JD_HEADER_SIZE + failed_at * group)
             bad |= 16;
         _exit(bad);
     }
@@ -702,9 +728,55 @@ START_TEST(efbig_disables_output_without_torn_record)
     ck_assert_uint_eq(validate(cpath, &sum, &issues), 0);
     ck_assert_uint_eq(issues, 0);
     ck_assert_uint_eq(sum.trailing_bytes, 0);
-    ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], 2);
-    ck_assert_uint_eq(sum.by_id[PT_JD_UNWINDING_INFO], 2);
+    ck_assert_uint_eq(sum.reserved_bytes, 0);
+    ck_assert_uint_gt(sum.by_id[PT_JD_LOAD], 2);
+    ck_assert_uint_eq(sum.by_id[PT_JD_UNWINDING_INFO], sum.by_id[PT_JD_LOAD]);
     ck_assert(!sum.closed);
+    printf("EFBIG: %zu whole groups, then the output off, no torn record\n", sum.by_id[PT_JD_LOAD]);
+}
+END_TEST
+
+/* RLIMIT_FSIZE just past the room mapped ahead, SIGXFSZ left at its
+ * default (it kills): groups that stay under the limit must not raise it.
+ * The next room would cross the limit, so the writer takes pwrite() there
+ * instead of allocating 64 KiB it may never fill. */
+START_TEST(rlimit_near_room_raises_nothing_early)
+{
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_DFL);
+        char own[1100];
+        snprintf(own, sizeof own, "%s/jit-%ld.dump", dir, (long)getpid());
+        struct perftramp_options o = {.outputs = PERFTRAMP_JITDUMP, .jitdump_dir = dir};
+        perftramp *pt = perftramp_open(&o);
+        if (!pt || !perftramp_wrap(pt, (perftramp_fn)plus_one, "fits"))
+            _exit(100);
+        struct stat st;
+        struct pt_jd_summary sum;
+        size_t issues;
+        if (stat(own, &st) < 0 || validate(own, &sum, &issues) != 0)
+            _exit(101);
+        size_t group = (size_t)sum.valid_bytes - PT_JD_HEADER_SIZE;
+        /* room for the groups that fill the mapped room, and four more */
+        struct rlimit rl = {.rlim_cur = (rlim_t)st.st_size + 5 * group, .rlim_max = RLIM_INFINITY};
+        if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+            _exit(102);
+        size_t n = ((size_t)st.st_size - (size_t)sum.valid_bytes) / group + 4;
+        for (size_t i = 0; i < n; i++)
+            if (!perftramp_wrap(pt, (perftramp_fn)plus_one, "fits") ||
+                perftramp_output_error(pt, PERFTRAMP_JITDUMP) != 0)
+                _exit(103);
+        if (perftramp_close(pt) != 0)
+            _exit(104);
+        if (validate(own, &sum, &issues) != 0 || issues != 0 || sum.by_id[PT_JD_LOAD] != n + 1 || !sum.closed)
+            _exit(105);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x%s", status,
+                  WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ ? " (SIGXFSZ before the limit)" : "");
 }
 END_TEST
 
@@ -1015,6 +1087,7 @@ static Suite *jitdump_suite(void)
     tcase_add_test(t, load_names_escape_control_bytes);
     tcase_add_test(t, code_index_never_reused_and_ranges_disjoint);
     tcase_add_test(t, efbig_disables_output_without_torn_record);
+    tcase_add_test(t, rlimit_near_room_raises_nothing_early);
     tcase_add_test(t, planted_files_are_refused);
     tcase_add_test(t, concurrent_wraps_keep_groups_whole);
     tcase_add_test(t, vanished_dir_in_child_disables_output);

@@ -152,6 +152,13 @@ int ds_scan_jitdump(const char *path, ds_load_fn cb, void *arg, struct ds_dump_s
     size_t off = hsize;
     int pending = -1; /* id of the last UNWINDING/DEBUG record not yet followed by its LOAD */
     while (off < len) {
+        size_t z = off;
+        while (z < len && buf[z] == 0)
+            z++;
+        if (z == len && len - off <= 128 * 1024) { /* a live writer's room ahead (PT_JD_RESERVED_MAX) */
+            st->reserved = len - off;
+            break;
+        }
         if (len - off < 16) {
             st->torn_tail = len - off;
             break;

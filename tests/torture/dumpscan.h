@@ -37,6 +37,7 @@ struct ds_dump_stats {
     uint32_t pid, elf_mach;
     size_t records, loads, unwinding, debug, moves, closes;
     size_t torn_tail;      /* bytes after the last complete record */
+    size_t reserved;       /* zeros from a record boundary to the end: a live writer's room */
     size_t dup_code;       /* LOADs whose code bytes equal an earlier LOAD's */
     char error[200];
 };
@@ -47,7 +48,8 @@ typedef int (*ds_load_fn)(void *arg, const struct ds_load *load);
  * prefix and size, LOAD layout (name NUL, code right at the record end),
  * unique code_index, UNWINDING_INFO sizes and padding, the group order
  * UNWINDING_INFO [DEBUG_INFO] LOAD, CLOSE last.  A partial record at the
- * end is not an error: its length goes to torn_tail.
+ * end is not an error: its length goes to torn_tail; zeros from a record
+ * boundary to the end (a live writer's room) go to reserved.
  * 0: valid; -1: invalid (stats->error) or cb stopped; -2: unreadable. */
 int ds_scan_jitdump(const char *path, ds_load_fn cb, void *arg, struct ds_dump_stats *stats);
 
