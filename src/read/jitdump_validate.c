@@ -977,7 +977,9 @@ int pt_jd_validator_feed(struct pt_jd_validator *v, const uint8_t *p, size_t n)
         n -= k;
         complete_if_done(v);
     }
-    return v->state == ST_STOPPED && !v->stop_second_header ? 1 : 0;
+    /* stopped: nothing more to judge, unless the rest must be seen (the
+     * tail after a second header, zeros that may be reserved room) */
+    return v->state == ST_STOPPED && !v->stop_second_header && !v->zeros ? 1 : 0;
 }
 
 uint64_t pt_jd_validator_discardable(const struct pt_jd_validator *v)

@@ -663,6 +663,51 @@ START_TEST(validator_survives_garbage)
 }
 END_TEST
 
+/* Zeros after the last record are reserved room only if nothing but zeros
+ * follows.  A stream (a pipe: size unknown) must reach the verdict of the
+ * whole file wherever its reads split the bytes, also right after the first
+ * zero prefix (the fuzzer found a stream that stopped there and called the
+ * zeros reserved). */
+static size_t streamed(const uint8_t *d, size_t len, size_t split, struct pt_jd_summary *ss)
+{
+    struct pt_jd_validator *v = pt_jd_validator_new(NULL, UINT64_MAX, NULL, NULL);
+    ck_assert_ptr_nonnull(v);
+    if (pt_jd_validator_feed(v, d, split) == 0)
+        pt_jd_validator_feed(v, d + split, len - split);
+    size_t e = pt_jd_validator_finish(v, ss);
+    pt_jd_validator_free(v);
+    return e;
+}
+
+START_TEST(validator_streams_zeros_like_whole)
+{
+    perftramp *pt = open_jd(0);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "z"));
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    size_t len;
+    uint8_t *good = dump(path, &len);
+    const size_t zeros = 67;
+    uint8_t *d = calloc(1, len + zeros + 1);
+    memcpy(d, good, len);
+    for (int junk = 0; junk <= 1; junk++) {
+        size_t n = len + zeros + (size_t)junk;
+        d[len + zeros] = junk ? 'x' : 0;
+        struct pt_jd_summary whole, ss;
+        size_t ew = pt_jitdump_validate(d, n, &whole, NULL, NULL);
+        ck_assert_uint_eq(ew, junk ? 1 : 0);
+        ck_assert_uint_eq(whole.reserved_bytes, junk ? 0 : zeros);
+        for (size_t split = len; split <= n; split++) {
+            size_t es = streamed(d, n, split, &ss);
+            ck_assert_msg(es == ew && ss.reserved_bytes == whole.reserved_bytes,
+                          "junk %d, split at %zu: %zu errors, %llu reserved; whole: %zu, %llu", junk, split, es,
+                          (unsigned long long)ss.reserved_bytes, ew, (unsigned long long)whole.reserved_bytes);
+        }
+    }
+    free(d);
+    free(good);
+}
+END_TEST
+
 /* RLIMIT_FSIZE (SIGXFSZ ignored) makes a write fail with EFBIG partway
  * through a group: the output is disabled, EFBIG recorded, no torn record
  * stays, and trampolines keep working.  The limit is set past the room the
@@ -1102,6 +1147,7 @@ static Suite *jitdump_suite(void)
     tcase_add_test(t, validator_checks_rows_of_own_dump);
     tcase_add_test(t, validator_checks_rows_of_corpus_dumps);
     tcase_add_test(t, validator_survives_garbage);
+    tcase_add_test(t, validator_streams_zeros_like_whole);
     suite_add_tcase(s, t);
     return s;
 }
