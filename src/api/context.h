@@ -58,6 +58,8 @@ struct perftramp {
     pid_t parent_pid;              /* a forked child's parent (child_starts) */
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
+    unsigned names_read_by;        /* the outputs with PT_OUT_READS_NAMES, and */
+    unsigned names_replayed_by;    /* PT_OUT_NAMES_FOR_REPLAY: read once at open, asked every wrap */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
     unsigned flags;
     struct pt_slots slots;         /* code memory */

@@ -105,6 +105,8 @@ int pt_output_open(struct perftramp *pt, unsigned bit)
 void pt_outputs_slot_added(struct perftramp *pt, struct pt_arena *a, size_t i, bool new_arena,
                            const struct pt_tramp *t)
 {
+    if (!atomic_load_explicit(&pt->active, memory_order_relaxed))
+        return; /* no output working: the usual case of a wrap, kept to one load */
     if (new_arena)
         EACH_ROW(row)
         if (row->arena_added && pt_output_on(pt, row->bit) && row->arena_added(pt, a) < 0)

@@ -94,6 +94,8 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
      * room costs address space, no memory); names only when asked for
      * (pt_keep_names) */
     bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
+    pt->names_read_by = pt_output_bits_with(PT_OUT_READS_NAMES);
+    pt->names_replayed_by = pt_output_bits_with(PT_OUT_NAMES_FOR_REPLAY);
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;

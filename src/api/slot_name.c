@@ -68,8 +68,8 @@ bool pt_keep_names(const struct perftramp *pt)
     /* an output that reads the slots' names (GDB), or one replayed in a
      * fork's child without a perf map to take names from (the jitdump),
      * or a signal switch, unless a name callback gives them */
-    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt_output_bits_with(PT_OUT_READS_NAMES)) ||
-           (!pt->name_fn && ((pt->flags & PERFTRAMP_SIGNAL) || (pt->outputs & pt_output_bits_with(PT_OUT_NAMES_FOR_REPLAY))));
+    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by) ||
+           (!pt->name_fn && ((pt->flags & PERFTRAMP_SIGNAL) || (pt->outputs & pt->names_replayed_by)));
 }
 
 static int by_addr(const void *pa, const void *pb)
