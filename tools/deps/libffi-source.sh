@@ -5,7 +5,8 @@
 # needs $logdir, $APT, $SUDO; sets $log ($logdir/NAME.log), $tree
 # ($logdir/NAME), $dir (the unpacked libffi-*), and failed(), which prints
 # the log's tail, where the whole log and the kept build tree are, every
-# config.log in it, and exits 1.
+# config.log in it, and exits 1.  apt_update, deb_src_on: tools/deps/apt_lib.sh.
+. "$(dirname "$0")/apt_lib.sh"
 
 failed() {
     tail -n 20 "$log" >&2
@@ -24,20 +25,12 @@ libffi_source() {
     : > "$log"
     echo "install-deps: building $2 from Debian's source package (log: $log)"
     # Source packages: the machine's own Debian mirror, with deb-src switched on.
-    if ! grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources &&
-        ! grep -qs '^deb-src' /etc/apt/sources.list; then
-        src=/etc/apt/sources.list.d/perftramp-deb-src.sources
-        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-            sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO sh -c "cat > $src"
-        else
-            grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO sh -c "cat > ${src%.sources}.list"
-        fi
-        echo "install-deps: source packages switched on in $src" >> "$log"
-        $APT update >> "$log" 2>&1 || failed "apt-get update (with deb-src) failed"
-    fi
+    rc=0
+    deb_src_on "$log" || rc=$?
+    [ "$rc" -ne 2 ] || apt_update "$log" || failed "apt-get update (with deb-src) failed"
     if ! (cd "$tree" && apt-get source libffi) >> "$log" 2>&1; then
         # the lists may predate the deb-src entry
-        $APT update >> "$log" 2>&1 || failed "apt-get update failed"
+        apt_update "$log" || failed "apt-get update failed"
         (cd "$tree" && apt-get source libffi) >> "$log" 2>&1 ||
             failed "apt-get source libffi failed (needs a deb-src entry and dpkg-dev)"
     fi

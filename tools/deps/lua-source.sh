@@ -17,6 +17,7 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 APT="$SUDO apt-get -o DPkg::Lock::Timeout=600 -y -qq"
+. "$(dirname "$0")/apt_lib.sh" # apt_update, deb_src_on
 if [ -z "${PT_LUA_PREFIX:-}" ]; then
     if [ "$(id -u)" -eq 0 ]; then PT_LUA_PREFIX=/opt/perftramp-lua
     else PT_LUA_PREFIX=${XDG_CACHE_HOME:-$HOME/.cache}/perftramp-lua; fi
@@ -47,20 +48,12 @@ failed() {
 }
 echo "install-deps: fetching Debian's lua5.4 source into $prefix (log: $log)"
 # Source packages: the machine's own Debian mirror, with deb-src switched on.
-if ! grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources &&
-    ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    src=/etc/apt/sources.list.d/perftramp-deb-src.sources
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO sh -c "cat > $src"
-    else
-        grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO sh -c "cat > ${src%.sources}.list"
-    fi
-    echo "install-deps: source packages switched on in $src" >> "$log"
-    $APT update >> "$log" 2>&1 || failed "apt-get update (with deb-src) failed"
-fi
+rc=0
+deb_src_on "$log" || rc=$?
+[ "$rc" -ne 2 ] || apt_update "$log" || failed "apt-get update (with deb-src) failed"
 if ! (cd "$tree" && apt-get source lua5.4) >> "$log" 2>&1; then
     # the lists may predate the deb-src entry
-    $APT update >> "$log" 2>&1 || failed "apt-get update failed"
+    apt_update "$log" || failed "apt-get update failed"
     (cd "$tree" && apt-get source lua5.4) >> "$log" 2>&1 ||
         failed "apt-get source lua5.4 failed (needs a deb-src entry and dpkg-dev)"
 fi

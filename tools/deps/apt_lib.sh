@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+# Sourced by tools/install-deps, tools/deps/libffi-source.sh and
+# tools/deps/lua-source.sh (POSIX sh).  Needs $APT and $SUDO.
+#
+#   apt_update LOG      apt-get update, appended to LOG; 0 when the lists
+#                       are usable (see below), 1 when they are not
+#   deb_src_on LOG      switch on source packages from the machine's own
+#                       mirror (a deb-src twin of its sources); 0 when they
+#                       already were on, 2 when this call switched them on
+
+# A mirror being synced serves a Release file whose sizes or hashes do not
+# match the index files yet ("File has unexpected size ... Mirror sync in
+# progress?", "Hash Sum mismatch"): seen on a fresh machine for one
+# architecture's security index, and gone minutes later.  So apt_update
+# tries 4 times, 15, 30 and 60 s apart.  If only index files still fail,
+# apt has kept every list it did get: that is a warning naming them, and
+# a package that truly cannot be had stops the install that asks for it,
+# by name.  Anything else (no network, a broken sources file) is a failure.
+apt_update() {
+    _log=$1 _try=1 _wait=15
+    while :; do
+        _mark=0
+        [ ! -f "$_log" ] || _mark=$(wc -l < "$_log")
+        if $APT update >> "$_log" 2>&1; then
+            return 0
+        fi
+        _errors=$(tail -n +"$((_mark + 1))" "$_log" | grep '^E:' || true)
+        [ "$_try" -lt 4 ] || break
+        echo "install-deps: apt-get update failed (try $_try of 4), again in ${_wait}s:" >&2
+        printf '%s\n' "$_errors" | sed 's/^/    /' >&2
+        sleep "$_wait"
+        _try=$((_try + 1)) _wait=$((_wait * 2))
+    done
+    # only index files failed (apt goes on without them)?
+    if [ -n "$_errors" ] && ! printf '%s\n' "$_errors" |
+        grep -v -e '^E: Failed to fetch ' -e '^E: Some index files failed to download' > /dev/null; then
+        echo "install-deps: WARNING: apt-get update still fails for these index files after 4 tries;" \
+            "going on with the lists apt has (a package only they name will fail to install, by name):" >&2
+        printf '%s\n' "$_errors" | sed 's/^/    /' >&2
+        return 0
+    fi
+    tail -n 20 "$_log" >&2
+    return 1
+}
+
+deb_src_on() {
+    if grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources ||
+        grep -qs '^deb-src' /etc/apt/sources.list; then
+        return 0
+    fi
+    _src=/etc/apt/sources.list.d/perftramp-deb-src.sources
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO sh -c "cat > $_src"
+    else
+        grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO sh -c "cat > ${_src%.sources}.list"
+    fi
+    echo "install-deps: source packages switched on in $_src" >> "$1"
+    return 2
+}
