@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,14 +107,35 @@ int pt_perfmap_open(struct pt_perfmap **out, pid_t pid)
     return r;
 }
 
+/* v in lowercase hex without 0x or leading zeros ("0" for 0), as %x
+ * writes it; returns the length.  By hand: snprintf's two numbers were
+ * ~1100 instructions, a third of what a CPython wrap costs perftramp
+ * (callgrind, bench/python_create.py). */
+static size_t put_hex(char *dst, uint64_t v)
+{
+    static const char digit[] = "0123456789abcdef";
+    char tmp[16];
+    size_t n = 0;
+    do {
+        tmp[n++] = digit[v & 15];
+        v >>= 4;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
 static int write_line(struct pt_perfmap *pm, uintptr_t addr, size_t size, const char *name)
 {
     if (pm->fd < 0) {
         errno = EBADF;
         return -1;
     }
-    int n = snprintf(pm->line, sizeof pm->line, "%" PRIxPTR " %zx ", addr, size);
-    n += (int)pt_perf_name(pm->line + n, name);
+    size_t n = put_hex(pm->line, addr);
+    pm->line[n++] = ' ';
+    n += put_hex(pm->line + n, size);
+    pm->line[n++] = ' ';
+    n += pt_perf_name(pm->line + n, name);
     pm->line[n++] = '\n';
     size_t done = 0;
     for (;;) {
