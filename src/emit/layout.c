@@ -180,8 +180,7 @@ int pt_layout_write_at(const struct pt_layout *l, uint8_t *dst, uint64_t x, uint
 
 void pt_layout_write(const struct pt_layout *l, uint8_t *dst, uint64_t target, uint64_t tag)
 {
-    memcpy(dst, l->bytes, l->code_len);
-    memset(dst + l->code_len, 0, l->word_off[0] - l->code_len);
+    memcpy(dst, l->bytes, l->size); /* the code, then zeros up to and in the words: one copy */
     pt_store_u64(dst + l->word_off[PT_WORD_TARGET], target, l->arch->big_endian);
     pt_store_u64(dst + l->word_off[PT_WORD_TAG], tag, l->arch->big_endian);
 }
