@@ -5,11 +5,13 @@
 # (examples/python/pythons.sh) with the module built: bench/python_create.py
 # once per version, each key prefixed py3X_.  A version that cannot run
 # prints its keys as "not run: <reason>".
-#   python_create.sh [ROUNDS]   (default 5; `make bench`'s quick mode passes 1)
+#   python_create.sh [ROUNDS]   (default 15: one round's ratio moves by +-15% on a
+#   shared 2-core VM: the same code gave 0.926 over 15 rounds, 1.011 over 5;
+#   ~70 s; `make bench`'s quick mode passes 1)
 set -u
 srcdir=${PT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 pkgdir=$(cd "${PT_BUILDDIR:-.}" && pwd)/examples/python # absolute: the runs start in their own directories
-rounds=${1:-5}
+rounds=${1:-15}
 keys="create_vs_builtin rss_per_fn_vs_builtin create_vs_builtin_jit rss_per_fn_vs_builtin_jit"
 not_run() { # tag reason
     for k in $keys; do echo "py$1_$k: not run: $2"; done
