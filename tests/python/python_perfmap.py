@@ -3,7 +3,8 @@
 # own test_perf_profiler checks `-X perf`'s (tests/python/python_perfmap.sh runs
 # this with each supported CPython; the module must be importable):
 #   1. a script run with `python -m perftramp --outputs perfmap`: one line
-#      per function, "START SIZE py::<qualname>:<file>", START and SIZE hex
+#      per function (a 300-byte qualname too: past the module's stack buffer),
+#      "START SIZE py::<qualname>:<file>", START and SIZE hex
 #      without 0x, each START inside an executable anonymous mapping of the
 #      process (perf reads the map for //anon code only), no two lines
 #      overlapping; nothing on stdout or stderr but the script's own;
@@ -65,6 +66,13 @@ def baz():
     return bar()
 
 baz()
+
+# a name longer than the module builds on its stack (256 bytes)
+def long_name():
+    return 2
+
+long_name.__code__ = long_name.__code__.replace(co_qualname="L" * 300)
+long_name()
 # the process's executable anonymous mappings, for the parent to check against
 with open("/proc/self/maps") as f:
     for line in f:
@@ -79,17 +87,18 @@ with open("/proc/self/maps") as f:
     text = perf_map(pid)
     check(text is not None and text.endswith("\n"), "/tmp/perf-<pid>.map exists, whole lines")
     spans = []
-    for name in ("foo", "bar", "baz", "<module>"):
+    for name in ("foo", "bar", "baz", "<module>", "L" * 300):
+        label = name if len(name) < 40 else "L*%d" % len(name)
         sym = "py::%s:%s" % (name, script)
         lines = [l for l in text.splitlines() if l.split(" ", 2)[2:] == [sym]]
-        check(len(lines) == 1, "one line names %s" % sym)
+        check(len(lines) == 1, "one line names %s" % sym.replace(name, label))
         start, size = lines[0].split(" ")[:2]
         check(not start.startswith("0x") and set(start) <= set(string.hexdigits)
               and not size.startswith("0x") and set(size) <= set(string.hexdigits),
-              "%s: START %s and SIZE %s are hex without 0x" % (name, start, size))
+              "%s: START %s and SIZE %s are hex without 0x" % (label, start, size))
         a, n = int(start, 16), int(size, 16)
         check(n > 0 and any(lo <= a and a + n <= hi for lo, hi in ranges),
-              "%s: [%x, +%x) lies in an executable anonymous mapping" % (name, a, n))
+              "%s: [%x, +%x) lies in an executable anonymous mapping" % (label, a, n))
     for line in text.splitlines():
         start, size, _ = line.split(" ", 2)
         spans.append((int(start, 16), int(size, 16)))
