@@ -14,6 +14,10 @@
 # EDGES: leaf offsets counted apart, each an offset ("0x4c") or a range
 # "LO-HI" (hex, HI exclusive: the pcs where only the trampoline's FDE
 # unwinds it).  NEVER (default py::never): a symbol that must be in no frame.
+# A leaf frame whose symbol is CHECKED's and repeats in the next frame is one
+# trampoline, seen twice: sampled in code of its own that it calls before its
+# target (i686's pc thunk), then at that call's return address; the chain
+# is read from the second.
 # Prints "samples complete never edge_samples edge_complete frames", then
 # (unless brief) one "  +OFFSET complete/samples" line per leaf offset.
 #
@@ -53,6 +57,11 @@ BEGIN {
     if (never == "") never = "py::never"
 }
 function finish(   ok, i, o) {
+    if (n > 1 && sym[1] == leaf && sym[2] == sym[1] && sym[1] ~ checked && dso[2] == dso[1]) {
+        for (i = 2; i <= n; i++) { sym[i - 1] = sym[i]; off[i - 1] = off[i]; dso[i - 1] = dso[i] }
+        off[1] = o1
+        n--
+    }
     if (n > 0 && sym[1] == leaf) {
         hot++
         ok = n >= k
@@ -82,6 +91,7 @@ function finish(   ok, i, o) {
     o = "0x0"
     if (match(s, /\+0x[0-9a-fA-F]+$/)) { o = substr(s, RSTART + 1); s = substr(s, 1, RSTART - 1) }
     n++; sym[n] = s; off[n] = o; dso[n] = d
+    if (n == 1) o1 = o
     if (s == never) never_seen++
 }
 END {
