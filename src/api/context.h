@@ -52,14 +52,15 @@ struct perftramp {
      * asked for at a replay */
     perftramp_name_fn name_fn;
     void *name_data;
-    /* a replay's last resort for slots without a kept name: the perf map
-     * of this pid (a fork's parent, or ours while it is on), 0: none */
+    /* the process whose perf map names the slots that keep no name (ours
+     * once our map has been on, else a fork's parent's), read by a
+     * replay; 0: none (api/slot_name.c) */
     pid_t names_map_pid;
     pid_t parent_pid;              /* a forked child's parent (child_starts) */
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     unsigned names_read_by;        /* the outputs with PT_OUT_READS_NAMES, and */
-    unsigned names_replayed_by;    /* PT_OUT_NAMES_FOR_REPLAY: read once at open, asked every wrap */
+    unsigned names_source;         /* PT_OUT_NAMES_SOURCE: read once at open, asked every wrap */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
     unsigned flags;
     struct pt_slots slots;         /* code memory */
@@ -138,10 +139,14 @@ void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned 
 const char *pt_slot_name_file(const char *rec); /* NULL for none */
 unsigned pt_slot_name_line(const char *rec);
 
-/* slot_name.c: whether a wrap keeps its name for later replays:
- * PERFTRAMP_KEEP_NAMES, a GDB output opened (it reads them), or
- * PERFTRAMP_SIGNAL without a name callback.  Lock held. */
-bool pt_keep_names(const struct perftramp *pt);
+/* slot_name.c: whether a wrap keeps its name for later replays: yes
+ * with PERFTRAMP_KEEP_NAMES or a GDB output opened (it reads them); else
+ * unless a replay can have it without a copy (a name callback, the perf
+ * map on now) or PERFTRAMP_FORGET_NAMES gives it up.  Lock held. */
+bool pt_keep_names(struct perftramp *pt);
+/* slot_name.c: the perf map works now: from here on it names the slots
+ * that keep none (pt->names_map_pid).  After a replay that fed it. */
+void pt_names_map_note(struct perftramp *pt);
 /* The perf map lines of one process, sorted by address, for the names
  * of slots that keep none (api/switch.c). */
 struct pt_map_names {

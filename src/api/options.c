@@ -100,9 +100,12 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS |
-                                                                  PERFTRAMP_KEEP_NAMES | PERFTRAMP_WIDE_SLOTS)) ||
-        o->pub.reserved || o->pub.reserved_0_2 || (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
+    const unsigned known = PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS | PERFTRAMP_KEEP_NAMES |
+                           PERFTRAMP_WIDE_SLOTS | PERFTRAMP_FORGET_NAMES;
+    const unsigned keep_and_forget = PERFTRAMP_KEEP_NAMES | PERFTRAMP_FORGET_NAMES; /* contradict each other */
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~known) ||
+        (o->pub.flags & keep_and_forget) == keep_and_forget || o->pub.reserved || o->pub.reserved_0_2 ||
+        (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
         errno = EINVAL;
         return -1;
     }

@@ -95,7 +95,7 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
      * (pt_keep_names) */
     bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
     pt->names_read_by = pt_output_bits_with(PT_OUT_READS_NAMES);
-    pt->names_replayed_by = pt_output_bits_with(PT_OUT_NAMES_FOR_REPLAY);
+    pt->names_source = pt_output_bits_with(PT_OUT_NAMES_SOURCE);
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;
@@ -124,6 +124,7 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
         }
         opened |= bit; /* a refused file is opened too: disabled, its errno recorded */
     }
+    pt_names_map_note(pt);
     if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, child_after_fork) < 0) {
         e = errno;
         pt_outputs_close(pt, opened, NULL);
@@ -151,6 +152,22 @@ perftramp *(perftramp_open)(const struct perftramp_options *opts)
 }
 
 static void write_child_files(struct perftramp *pt);
+
+/* Slot i of a keeps the name record rec (pt_slot_name_size bytes; NULL:
+ * none): false when there is none, or no table to hold it (rec freed; an
+ * output that wanted it shows the placeholder). */
+static bool keep_name(struct pt_arena *a, size_t i, char *rec, const char *name, const char *file, unsigned line)
+{
+    if (!rec)
+        return false;
+    if (!a->names && !(a->names = calloc(a->n_slots, sizeof *a->names))) {
+        free(rec);
+        return false;
+    }
+    pt_slot_name_write(rec, name, file, line);
+    a->names[i] = rec;
+    return true;
+}
 
 perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name)
 {
@@ -199,14 +216,7 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     char anon[PT_ANON_NAME_SIZE];
     if (anonymous)
         name = pt_anon_name(anon, x);
-    if (rec && !a->names && !(a->names = calloc(a->n_slots, sizeof *a->names))) {
-        free(rec); /* the output that wanted it (GDB) will show the placeholder */
-        rec = NULL;
-    }
-    if (rec) {
-        pt_slot_name_write(rec, name, file, line);
-        a->names[i] = rec;
-    }
+    bool kept = keep_name(a, i, rec, name, file, line);
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
     /* the layout chosen reaches the target: this write cannot fail */
     (void)pt_layout_write_at(pt_near_choose(pt, x, (uintptr_t)target), w, x, (uint64_t)(uintptr_t)target,
@@ -217,6 +227,10 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
 
     struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name, .file = file, .line = line};
     pt_outputs_slot_added(pt, a, i, new_arena, &t);
+    /* the perf map that was to name it at a later replay failed on its
+     * line: a copy after all, as memory allows (the wrap has succeeded) */
+    if (!kept && pt_keep_names(pt))
+        (void)keep_name(a, i, malloc(pt_slot_name_size(strlen(name), file, line)), name, file, line);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -267,16 +281,13 @@ int perftramp_output_error(perftramp *pt, unsigned output)
 static void write_child_files(struct perftramp *pt)
 {
     pt->fork_pending = false;
-    /* slots that keep no name: the parent's perf map names them (it was
-     * on at the fork, so it holds every slot wrapped while it was) */
-    pid_t map_pid = pt->names_map_pid;
-    if (pt_output_on(pt, pt_output_bits_with(PT_OUT_NAMES_SOURCE)))
-        pt->names_map_pid = pt->parent_pid;
+    /* slots that keep no name: the parent's perf map still names them
+     * (pt->names_map_pid) until the child's own holds them all */
     unsigned reopened = pt_outputs_reopen(pt);
     /* the child's files hold every trampoline and region live in the child */
     if (reopened)
         pt_replay(pt, reopened, false);
-    pt->names_map_pid = map_pid;
+    pt_names_map_note(pt);
 }
 
 /* The child is single-threaded: a lock held by a vanished thread at fork

@@ -5,7 +5,8 @@
  * so that a->names[i] still reads as the plain name (the GDB output and
  * every replay use it as such), and perftramp_wrap_at's source position
  * travels with it to every later replay (perftramp_set_outputs, fork).
- * A slot keeps none by default (perftramp.h, PERFTRAMP_KEEP_NAMES): a
+ * A slot keeps none where a replay can name it without a copy, or where
+ * the caller gave names up (perftramp.h, PERFTRAMP_FORGET_NAMES): a
  * replay then asks the name callback, else reads the perf map written
  * while it was on, else shows a placeholder (pt_slot_replay_name). */
 #include "api/context.h"
@@ -63,13 +64,24 @@ struct pt_map_name {
     const char *name;
 };
 
-bool pt_keep_names(const struct perftramp *pt)
+bool pt_keep_names(struct perftramp *pt)
 {
-    /* an output that reads the slots' names (GDB), or one replayed in a
-     * fork's child without a perf map to take names from (the jitdump),
-     * or a signal switch, unless a name callback gives them */
-    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by) ||
-           (!pt->name_fn && ((pt->flags & PERFTRAMP_SIGNAL) || (pt->outputs & pt->names_replayed_by)));
+    /* asked for, or an output reads them from the slots (GDB); else every
+     * later replay must name the slot (perftramp.h): a copy, unless the
+     * callback will give the name or the perf map on now is written it
+     * (pt_names_map_note), or the caller gave the names up */
+    if ((pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by))
+        return true;
+    return !(pt->flags & PERFTRAMP_FORGET_NAMES) && !pt->name_fn && !pt_output_on(pt, pt->names_source);
+}
+
+void pt_names_map_note(struct perftramp *pt)
+{
+    /* its file holds every live slot now (the replay that fed it, or no
+     * slot yet), and each later wrap's line while it works; its lines stay
+     * when it is switched off or fails, and a map opened again appends */
+    if (pt_output_on(pt, pt->names_source))
+        pt->names_map_pid = pt->pid;
 }
 
 static int by_addr(const void *pa, const void *pb)

@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -62,7 +63,7 @@ static perftramp *open_flags(unsigned flags)
     return pt;
 }
 
-/* No outputs, packed slots, no names kept: the default */
+/* No outputs, packed slots, names kept for a later replay: the default */
 static perftramp *open_none(void)
 {
     return open_flags(0);
@@ -324,7 +325,123 @@ START_TEST(test_elf_switch)
 }
 END_TEST
 
-/* ---- names of a context that keeps none (the default) --------------- */
+/* ---- names at a later switch: kept by default ----------------------- */
+
+#define N_LATER 100
+
+/* The names of the dump's LOADs, in file order, NUL-separated in one
+ * buffer (freed by the caller); *n their count. */
+static char *dump_load_names(const char *path, size_t *n)
+{
+    size_t len;
+    uint8_t *d = ptt_read_file(path, &len);
+    ck_assert_msg(d != NULL, "read %s: %s", path, strerror(errno));
+    struct pt_jd_iter it;
+    ck_assert_int_eq(pt_jd_iter_init(&it, d, len), 0);
+    char *names = calloc(len + 1, 1);
+    size_t used = 0;
+    struct pt_jd_record r;
+    *n = 0;
+    while (pt_jd_next(&it, &r) > 0)
+        if (r.id == PT_JD_LOAD && !r.malformed) {
+            memcpy(names + used, r.name, r.name_len + 1);
+            used += r.name_len + 1;
+            ++*n;
+        }
+    free(d);
+    return names;
+}
+
+/* `perftramp check` (the CLI, as a user runs it) finds the dump valid. */
+static void cli_check(const char *path)
+{
+    const char *b = getenv("PT_BUILDDIR");
+    ck_assert_msg(b != NULL, "PT_BUILDDIR (make check sets it) locates tools/perftramp");
+    char cmd[3200], out[1100];
+    snprintf(out, sizeof out, "%s/check.out", dir);
+    snprintf(cmd, sizeof cmd, "'%s/tools/perftramp' check '%s' > '%s' 2>&1", b, path, out);
+    int st = system(cmd);
+    size_t len = 0;
+    char *text = (char *)ptt_read_file(out, &len);
+    ck_assert_msg(st == 0 && text && strstr(text, ": valid (0 errors"), "perftramp check %s: status 0x%x\n%.600s",
+                  path, st, text ? text : "(no output)");
+    free(text);
+    unlink(out);
+}
+
+/* Every name of wraps [from, to) ("later::f<k>") is among the dump's LOAD
+ * names and the map's lines, and neither names anything by placeholder. */
+static void assert_named(const char *what, int from, int to, size_t loads_expected)
+{
+    size_t n, len;
+    char *loads = dump_load_names(dump_path, &n);
+    ck_assert_msg(n == loads_expected, "%s: %zu LOADs, want %zu", what, n, loads_expected);
+    char *map = (char *)ptt_read_file(map_path, &len);
+    ck_assert_msg(map != NULL, "%s: no map %s", what, map_path);
+    for (int k = from; k < to; k++) {
+        char name[32], line_end[40];
+        snprintf(name, sizeof name, "later::f%d", k);
+        snprintf(line_end, sizeof line_end, " %s\n", name);
+        ck_assert_msg(strstr(map, line_end), "%s: the map lacks %s", what, name);
+        const char *p = loads;
+        while (*p && strcmp(p, name) != 0)
+            p += strlen(p) + 1;
+        ck_assert_msg(*p, "%s: no LOAD named %s", what, name);
+    }
+    ck_assert_msg(!strstr(map, "[perftramp@"), "%s: a placeholder in the map", what);
+    for (const char *p = loads; *p; p += strlen(p) + 1)
+        ck_assert_msg(strncmp(p, "[perftramp@", 11) != 0, "%s: a LOAD named %s", what, p);
+    free(map);
+    free(loads);
+}
+
+static void wrap_later(perftramp *pt, int from, int to, perftramp_fn *t)
+{
+    for (int k = from; k < to; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "later::f%d", k);
+        t[k] = perftramp_wrap(pt, (perftramp_fn)plus_one, name);
+        ck_assert_ptr_nonnull(t[k]);
+    }
+}
+
+/* A new user's sequence (no flag, no callback): open with no output, wrap,
+ * switch the map and a jitdump on later: every trampoline by its name.
+ * Then the map off and on around more wraps: those wrapped while it was
+ * on keep no copy, and its file names them at the next switch. */
+START_TEST(test_names_after_later_switch)
+{
+    perftramp_fn t[N_LATER + 20];
+    perftramp *pt = open_none();
+    wrap_later(pt, 0, N_LATER, t);
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP), 0);
+    assert_named("switched on after 100 wraps", 0, N_LATER, N_LATER);
+    cli_check(dump_path);
+    /* wrapped with the map on: no copy (the map holds the name) */
+    wrap_later(pt, N_LATER, N_LATER + 10, t);
+    /* the map off, wraps that keep a copy again, then a new dump alone */
+    ck_assert_int_eq(perftramp_set_outputs(pt, 0), 0);
+    wrap_later(pt, N_LATER + 10, N_LATER + 20, t);
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_JITDUMP), 0);
+    size_t n;
+    char *loads = dump_load_names(dump_path, &n);
+    ck_assert_uint_eq(n, N_LATER + 20);
+    for (const char *p = loads; *p; p += strlen(p) + 1)
+        ck_assert_msg(strncmp(p, "later::f", 8) == 0, "a LOAD named %s after the map was switched off", p);
+    free(loads);
+    cli_check(dump_path);
+    /* the map on again: its old lines and the copies name every one */
+    ck_assert_int_eq(perftramp_set_outputs(pt, PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP), 0);
+    ck_assert_int_eq(((fn1)t[N_LATER + 19])(1), 2);
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    assert_named("the map on again", 0, N_LATER + 20, N_LATER + 20);
+    printf("PROOF: dynamic.names-later proven no flag: a switch after %d wraps names all %d in the map and the "
+           "jitdump (perftramp check: valid), and every one again after the map was switched off and on\n",
+           N_LATER, N_LATER);
+}
+END_TEST
+
+/* ---- names of a context that keeps none (PERFTRAMP_FORGET_NAMES) ------ */
 
 static perftramp_fn named_by_callback;
 static size_t name_cb(void *user_data, perftramp_fn tramp, char *buf, size_t size)
@@ -344,9 +461,54 @@ static bool file_has(const char *path, const char *text)
     return found;
 }
 
+/* malloc's bytes in use (its own count: the slots' code is elsewhere) */
+static double heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (double)(mi.uordblks + mi.hblkhd);
+}
+
+/* Heap bytes per wrap over 1000 wraps of a context opened with flags:
+ * what it keeps besides the code. */
+static double heap_per_wrap(unsigned flags)
+{
+    perftramp *pt = open_flags(flags);
+    ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "first")); /* the first arena */
+    double before = heap_bytes();
+    for (int k = 0; k < 1000; k++)
+        ck_assert_ptr_nonnull(perftramp_wrap(pt, (perftramp_fn)plus_one, "some::name_of_twenty"));
+    double per = (heap_bytes() - before) / 1000;
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    return per;
+}
+
+/* The opt-outs: PERFTRAMP_FORGET_NAMES keeps no copy (the memory floor:
+ * a replay names from the callback, the map, else the placeholder); a
+ * name callback set with no flag keeps none either while it is set; both
+ * flags at once are refused. */
 START_TEST(test_names_not_kept)
 {
-    perftramp *pt = open_none();
+    struct perftramp_options both = {.flags = PERFTRAMP_KEEP_NAMES | PERFTRAMP_FORGET_NAMES};
+    errno = 0;
+    ck_assert_ptr_null(perftramp_open(&both));
+    ck_assert_int_eq(errno, EINVAL);
+    double kept = heap_per_wrap(0), forgot = heap_per_wrap(PERFTRAMP_FORGET_NAMES);
+    ck_assert_msg(forgot < 2 && kept >= 24, "heap per wrap: %.1f B by default, %.1f B with PERFTRAMP_FORGET_NAMES",
+                  kept, forgot);
+
+    perftramp *cb = open_none();
+    ck_assert_int_eq(perftramp_set_name_callback(cb, name_cb, &named_by_callback), 0);
+    perftramp_fn x = perftramp_wrap(cb, (perftramp_fn)plus_one, "d::x"); /* no copy: the callback names it */
+    ck_assert_ptr_nonnull(x);
+    ck_assert_int_eq(perftramp_set_name_callback(cb, NULL, NULL), 0);
+    ck_assert_int_eq(perftramp_set_outputs(cb, PERFTRAMP_PERF_MAP), 0);
+    char x_placeholder[64];
+    snprintf(x_placeholder, sizeof x_placeholder, " [perftramp@%p]\n", (void *)x);
+    ck_assert_msg(file_has(map_path, x_placeholder), "wrapped under a callback, then removed: no %s", x_placeholder);
+    ck_assert_int_eq(perftramp_close(cb), 0);
+    unlink(map_path);
+
+    perftramp *pt = open_flags(PERFTRAMP_FORGET_NAMES);
     perftramp_fn a = perftramp_wrap(pt, (perftramp_fn)plus_one, "d::a");
     perftramp_fn b = perftramp_wrap(pt, (perftramp_fn)plus_one, "d::b");
     ck_assert_ptr_nonnull(a);
@@ -395,9 +557,10 @@ START_TEST(test_names_not_kept)
     ck_assert_uint_eq(validate("packed", &sum), 0);
     ck_assert_uint_eq(sum.by_id[PT_JD_LOAD], 3);
     ck_assert_uint_eq(sum.loads_with_unwind, 0);
-    printf("PROOF: dynamic.names-not-kept proven replay names from the callback, the perf map (own and a fork's "
-           "parent's) and the placeholder, packed slots %zu B apart\n",
-           (size_t)((uintptr_t)b - (uintptr_t)a));
+    printf("PROOF: dynamic.names-not-kept proven PERFTRAMP_FORGET_NAMES: replay names from the callback, the perf "
+           "map (own and a fork's parent's) and the placeholder, packed slots %zu B apart, heap %.1f B a wrap "
+           "(%.1f B by default)\n",
+           (size_t)((uintptr_t)b - (uintptr_t)a), forgot, kept);
 }
 END_TEST
 
@@ -772,6 +935,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_enable_bad_and_unwind);
     tcase_add_test(tc, test_elf_switch);
     tcase_add_test(tc, test_wrap_at_debug_info);
+    tcase_add_test(tc, test_names_after_later_switch);
     tcase_add_test(tc, test_names_not_kept);
     tcase_add_test(tc, test_publish_frameless);
     tcase_add_test(tc, test_publish_bad_input);
