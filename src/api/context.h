@@ -56,7 +56,11 @@ struct perftramp {
      * once our map has been on, else a fork's parent's), read by a
      * replay; 0: none (api/slot_name.c) */
     pid_t names_map_pid;
-    pid_t parent_pid;              /* a forked child's parent (child_starts) */
+    /* how much of that map to read: its size at the fork when it is a
+     * parent's (the parent's later lines may name an address it has
+     * reused since), -1: all */
+    off_t names_map_bytes;
+    off_t names_map_bytes_at_fork; /* PERFTRAMP_ATFORK: taken before each fork, for the child */
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     unsigned names_read_by;        /* the outputs with PT_OUT_READS_NAMES, and */
@@ -147,6 +151,9 @@ bool pt_keep_names(struct perftramp *pt);
 /* slot_name.c: the perf map works now: from here on it names the slots
  * that keep none (pt->names_map_pid).  After a replay that fed it. */
 void pt_names_map_note(struct perftramp *pt);
+/* slot_name.c: the bytes of names_map_pid's map that name our slots:
+ * names_map_bytes when it is set, else the file's size now; -1: all. */
+off_t pt_names_map_size(const struct perftramp *pt);
 /* The perf map lines of one process, sorted by address, for the names
  * of slots that keep none (api/switch.c). */
 struct pt_map_names {
@@ -154,9 +161,10 @@ struct pt_map_names {
     size_t n;
     char *text;
 };
-/* Loads /tmp/perf-<pid>.map; a missing or unreadable file loads nothing.
- * Never fails (names fall back to the placeholder). */
-void pt_map_names_load(struct pt_map_names *m, pid_t pid);
+/* Loads /tmp/perf-<pid>.map, its first `bytes` (-1: all); a missing or
+ * unreadable file loads nothing.  Never fails (names fall back to the
+ * placeholder). */
+void pt_map_names_load(struct pt_map_names *m, pid_t pid, off_t bytes);
 void pt_map_names_free(struct pt_map_names *m);
 /* The name a replay gives slot i of a: the kept one, else the name
  * callback's, else the one in m (may be NULL), else the placeholder

@@ -58,6 +58,7 @@ static void destroy(struct perftramp *pt)
     free(pt);
 }
 
+static void before_fork(void *ctx);
 static void child_after_fork(void *ctx);
 
 perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size)
@@ -96,6 +97,7 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
     pt->names_read_by = pt_output_bits_with(PT_OUT_READS_NAMES);
     pt->names_source = pt_output_bits_with(PT_OUT_NAMES_SOURCE);
+    pt->names_map_bytes = -1;
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;
@@ -125,7 +127,7 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
         opened |= bit; /* a refused file is opened too: disabled, its errno recorded */
     }
     pt_names_map_note(pt);
-    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, child_after_fork) < 0) {
+    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, before_fork, child_after_fork) < 0) {
         e = errno;
         pt_outputs_close(pt, opened, NULL);
         goto fail;
@@ -295,8 +297,12 @@ static void write_child_files(struct perftramp *pt)
 static void child_starts(struct perftramp *pt)
 {
     pthread_mutex_init(&pt->lock, NULL);
-    pt->parent_pid = pt->pid;
     pt->pid = getpid();
+    /* slots that keep no name: the parent's map names them as it was at
+     * the fork (PERFTRAMP_ATFORK), else as it is now; not once the child's
+     * own map has them (a second call) */
+    if (pt->names_map_pid != pt->pid)
+        pt->names_map_bytes = (pt->flags & PERFTRAMP_ATFORK) ? pt->names_map_bytes_at_fork : pt_names_map_size(pt);
     if (pt->elf_open) {
         /* the parent's ELF arenas are the child's private copies now
          * (elf_arena.c's fork handlers): the child's names go to files of
@@ -318,6 +324,13 @@ int perftramp_after_fork_child(perftramp *pt)
     if (pt->signal_slot && pt_signal_after_fork(pt) < 0)
         return -1;
     return 0;
+}
+
+/* PERFTRAMP_ATFORK, in the parent with the lock held, at each fork */
+static void before_fork(void *ctx)
+{
+    struct perftramp *pt = ctx;
+    pt->names_map_bytes_at_fork = pt_names_map_size(pt);
 }
 
 /* PERFTRAMP_ATFORK, in the child: nothing is written until the child

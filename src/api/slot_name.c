@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line)
 {
@@ -80,8 +81,25 @@ void pt_names_map_note(struct perftramp *pt)
     /* its file holds every live slot now (the replay that fed it, or no
      * slot yet), and each later wrap's line while it works; its lines stay
      * when it is switched off or fails, and a map opened again appends */
-    if (pt_output_on(pt, pt->names_source))
+    if (pt_output_on(pt, pt->names_source)) {
         pt->names_map_pid = pt->pid;
+        pt->names_map_bytes = -1;
+    }
+}
+
+static void map_path(char *path, size_t size, pid_t pid)
+{
+    snprintf(path, size, "/tmp/perf-%ld.map", (long)pid);
+}
+
+off_t pt_names_map_size(const struct perftramp *pt)
+{
+    char path[64];
+    struct stat st;
+    if (pt->names_map_bytes >= 0 || pt->names_map_pid <= 0)
+        return pt->names_map_bytes;
+    map_path(path, sizeof path, pt->names_map_pid);
+    return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
 static int by_addr(const void *pa, const void *pb)
@@ -92,18 +110,27 @@ static int by_addr(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-void pt_map_names_load(struct pt_map_names *m, pid_t pid)
+/* What to read next of a file read up to `limit` bytes (-1: all). */
+static size_t next_read(off_t limit, size_t done, size_t buf_size)
+{
+    if (limit < 0)
+        return buf_size;
+    off_t left = limit - (off_t)done;
+    return left <= 0 ? 0 : left < (off_t)buf_size ? (size_t)left : buf_size;
+}
+
+void pt_map_names_load(struct pt_map_names *m, pid_t pid, off_t bytes)
 {
     *m = (struct pt_map_names){0};
     char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)pid);
+    map_path(path, sizeof path, pid);
     FILE *f = fopen(path, "re");
     if (!f)
         return;
     size_t cap = 0, len = 0;
     char buf[65536];
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    while ((got = fread(buf, 1, next_read(bytes, len, sizeof buf), f)) > 0) {
         if (len + got + 1 > cap) {
             size_t c = cap ? cap * 2 : sizeof buf * 2;
             while (c < len + got + 1)

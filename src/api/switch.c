@@ -102,7 +102,7 @@ int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
         r.slot_bits |= row->bit;
     struct pt_map_names m = {0};
     if (pt->names_map_pid > 0 && !(pt->flags & PERFTRAMP_KEEP_NAMES))
-        pt_map_names_load(&m, pt->names_map_pid);
+        pt_map_names_load(&m, pt->names_map_pid, pt->names_map_bytes);
     r.m = &m;
     r.buf = malloc(PT_REPLAY_NAME_SIZE);
     int ret = r.buf ? replay(&r) : (r.error = ENOMEM, -1);

@@ -441,6 +441,54 @@ START_TEST(test_names_after_later_switch)
 }
 END_TEST
 
+/* A forked child names a trampoline wrapped while the map was on by the
+ * parent's map as it was at the fork: the parent releasing it and
+ * wrapping another at the same address before the child writes its files
+ * must not rename the child's (PERFTRAMP_ATFORK: the prepare handler
+ * takes the map's size). */
+START_TEST(test_names_fork_snapshot)
+{
+    struct perftramp_options o = {.outputs = PERFTRAMP_PERF_MAP, .flags = PERFTRAMP_ATFORK};
+    perftramp *pt = perftramp_open(&o);
+    ck_assert_ptr_nonnull(pt);
+    perftramp_fn a = perftramp_wrap(pt, (perftramp_fn)plus_one, "fork::before");
+    ck_assert_ptr_nonnull(a);
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    fflush(NULL);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        char c;
+        bool ok = read(go[0], &c, 1) == 1; /* the parent has wrapped again */
+        perftramp_fn own = perftramp_wrap(pt, (perftramp_fn)plus_one, "fork::child"); /* writes the child's map */
+        char path[64], line[80];
+        snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+        snprintf(line, sizeof line, "%" PRIxPTR " ", (uintptr_t)a);
+        size_t len = 0;
+        char *map = (char *)ptt_read_file(path, &len);
+        char *at = map ? strstr(map, line) : NULL;
+        ok = ok && own && at && strncmp(strchr(at + strlen(line), ' ') + 1, "fork::before\n", 13) == 0;
+        if (!ok)
+            fprintf(stderr, "the child's map:\n%s", map ? map : "(none)\n");
+        free(map);
+        unlink(path);
+        _exit(ok ? 0 : 1);
+    }
+    ck_assert_int_eq(perftramp_release(pt, a), 0);
+    perftramp_fn b = perftramp_wrap(pt, (perftramp_fn)plus_one, "fork::after");
+    ck_assert_ptr_eq(b, a); /* the slot again */
+    ck_assert_int_eq(write(go[1], "x", 1), 1);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    close(go[0]);
+    close(go[1]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the child's map names its trampoline by the parent's later wrap at the same address");
+    ck_assert_int_eq(perftramp_close(pt), 0);
+}
+END_TEST
+
 /* ---- names of a context that keeps none (PERFTRAMP_FORGET_NAMES) ------ */
 
 static perftramp_fn named_by_callback;
@@ -936,6 +984,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_elf_switch);
     tcase_add_test(tc, test_wrap_at_debug_info);
     tcase_add_test(tc, test_names_after_later_switch);
+    tcase_add_test(tc, test_names_fork_snapshot);
     tcase_add_test(tc, test_names_not_kept);
     tcase_add_test(tc, test_publish_frameless);
     tcase_add_test(tc, test_publish_bad_input);
