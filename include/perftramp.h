@@ -254,7 +254,7 @@ PERFTRAMP_API int perftramp_output_error(perftramp *pt, unsigned output);
  * touched.  Trampolines made before the fork keep working in the child.
  * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
  * perftramp call in the child, while the child is still single-threaded.
- * Trampolines that keep no name copy (PERFTRAMP_KEEP_NAMES) are named from
+ * Trampolines without a name copy (see PERFTRAMP_FORGET_NAMES) are named from
  * the parent's perf map as it is when this is called: lines the parent
  * writes after the fork may name an address it has reused, so call it
  * early, or use PERFTRAMP_ATFORK, which reads the map as it was at the fork.

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -327,6 +328,15 @@ END_TEST
 
 /* ---- names at a later switch: kept by default ----------------------- */
 
+static bool file_has(const char *path, const char *text)
+{
+    size_t len = 0;
+    uint8_t *d = ptt_read_file(path, &len);
+    bool found = d && memmem(d, len, text, strlen(text)) != NULL;
+    free(d);
+    return found;
+}
+
 #define N_LATER 100
 
 /* The names of the dump's LOADs, in file order, NUL-separated in one
@@ -489,6 +499,41 @@ START_TEST(test_names_fork_snapshot)
 }
 END_TEST
 
+/* The perf map failing on a wrap's own line (EFBIG under RLIMIT_FSIZE,
+ * in a child: the limit is the process's): that wrap keeps a copy after
+ * all, and the next switch names it. */
+START_TEST(test_names_map_failed_line)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct perftramp_options o = {.outputs = PERFTRAMP_PERF_MAP, .jitdump_dir = dir};
+        perftramp *pt = perftramp_open(&o);
+        char map[64], dump[1100];
+        snprintf(map, sizeof map, "/tmp/perf-%ld.map", (long)getpid());
+        snprintf(dump, sizeof dump, "%s/jit-%ld.dump", dir, (long)getpid());
+        struct stat st;
+        int bad = !pt || !perftramp_wrap(pt, (perftramp_fn)plus_one, "mapfail::a") || stat(map, &st) != 0;
+        struct rlimit rl = {.rlim_cur = bad ? RLIM_INFINITY : (rlim_t)st.st_size + 4, .rlim_max = RLIM_INFINITY};
+        bad |= setrlimit(RLIMIT_FSIZE, &rl) != 0;
+        bad |= (!perftramp_wrap(pt, (perftramp_fn)plus_one, "mapfail::b")) << 1;
+        bad |= (perftramp_output_error(pt, PERFTRAMP_PERF_MAP) != EFBIG) << 2;
+        rl.rlim_cur = RLIM_INFINITY;
+        bad |= (setrlimit(RLIMIT_FSIZE, &rl) != 0 || perftramp_set_outputs(pt, PERFTRAMP_JITDUMP) != 0) << 3;
+        bad |= (!file_has(dump, "mapfail::a") || !file_has(dump, "mapfail::b") || file_has(dump, "[perftramp@")) << 4;
+        perftramp_close(pt);
+        unlink(map);
+        _exit(bad);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x (bits: 1 setup, 2 wrap, 4 the map did "
+                  "not fail with EFBIG, 8 the switch, 16 the dump lacks a name)", status);
+}
+END_TEST
+
 /* ---- names of a context that keeps none (PERFTRAMP_FORGET_NAMES) ------ */
 
 static perftramp_fn named_by_callback;
@@ -498,15 +543,6 @@ static size_t name_cb(void *user_data, perftramp_fn tramp, char *buf, size_t siz
     if (tramp != named_by_callback)
         return 0;
     return (size_t)snprintf(buf, size, "cb::a");
-}
-
-static bool file_has(const char *path, const char *text)
-{
-    size_t len = 0;
-    uint8_t *d = ptt_read_file(path, &len);
-    bool found = d && memmem(d, len, text, strlen(text)) != NULL;
-    free(d);
-    return found;
 }
 
 /* malloc's bytes in use (its own count: the slots' code is elsewhere) */
@@ -985,6 +1021,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_wrap_at_debug_info);
     tcase_add_test(tc, test_names_after_later_switch);
     tcase_add_test(tc, test_names_fork_snapshot);
+    tcase_add_test(tc, test_names_map_failed_line);
     tcase_add_test(tc, test_names_not_kept);
     tcase_add_test(tc, test_publish_frameless);
     tcase_add_test(tc, test_publish_bad_input);
