@@ -143,11 +143,6 @@ void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned 
 const char *pt_slot_name_file(const char *rec); /* NULL for none */
 unsigned pt_slot_name_line(const char *rec);
 
-/* slot_name.c: whether a wrap keeps its name for later replays: yes
- * with PERFTRAMP_KEEP_NAMES or a GDB output opened (it reads them); else
- * unless a replay can have it without a copy (a name callback, the perf
- * map on now) or PERFTRAMP_FORGET_NAMES gives it up.  Lock held. */
-bool pt_keep_names(struct perftramp *pt);
 /* slot_name.c: the perf map works now: from here on it names the slots
  * that keep none (pt->names_map_pid).  After a replay that fed it. */
 void pt_names_map_note(struct perftramp *pt);
@@ -192,6 +187,19 @@ unsigned pt_output_bit(int i);
 static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
 {
     return (atomic_load_explicit(&pt->active, memory_order_relaxed) & bit) != 0;
+}
+
+/* Whether a wrap keeps a copy of its name for later replays (every wrap
+ * asks: inline).  Asked for, or an output reads them from the slots
+ * (GDB); else every later replay must name the slot (perftramp.h): a
+ * copy, unless the callback will give the name or the perf map on now is
+ * written it (pt_names_map_note), or the caller gave the names up.  Lock
+ * held. */
+static inline bool pt_keep_names(struct perftramp *pt)
+{
+    if ((pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by))
+        return true;
+    return !(pt->flags & PERFTRAMP_FORGET_NAMES) && !pt->name_fn && !pt_output_on(pt, pt->names_source);
 }
 
 /* near.c: sets pt->near when `flags` ask for near calls and the host

@@ -65,17 +65,6 @@ struct pt_map_name {
     const char *name;
 };
 
-bool pt_keep_names(struct perftramp *pt)
-{
-    /* asked for, or an output reads them from the slots (GDB); else every
-     * later replay must name the slot (perftramp.h): a copy, unless the
-     * callback will give the name or the perf map on now is written it
-     * (pt_names_map_note), or the caller gave the names up */
-    if ((pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by))
-        return true;
-    return !(pt->flags & PERFTRAMP_FORGET_NAMES) && !pt->name_fn && !pt_output_on(pt, pt->names_source);
-}
-
 void pt_names_map_note(struct perftramp *pt)
 {
     /* its file holds every live slot now (the replay that fed it, or no
