@@ -65,7 +65,7 @@ deb_src_on() {
 # (mmdebstrap in tools/guest): the URI of the first enabled "deb" entry for
 # SUITE (default: this release's codename, VERSION_CODENAME in
 # /etc/os-release) with the component main, as written (a local mirror, or
-# a proxy's http://host:3142/... URI, is used as is).  Entries come from
+# a proxy's URI such as apt-cacher-ng's host:3142/..., is used as is).  Entries come from
 # sources.list, then sources.list.d in name order: one-line *.list files
 # ("deb [options] URI SUITE COMPONENT...") and deb822 *.sources stanzas
 # (Types, URIs, Suites, Components, Enabled; several URIs or suites per
