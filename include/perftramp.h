@@ -278,10 +278,10 @@ PERFTRAMP_API int perftramp_close(perftramp *pt);
 /* Changes the outputs of a live context to `outputs` (PERFTRAMP_* bits).
  * Enabling an output sends it every live trampoline and every published
  * code region, in address order: perf map lines, jitdump groups, unwinder
- * registrations, GDB entries.  Each trampoline under the name it was
- * wrapped with, unless PERFTRAMP_FORGET_NAMES or a name callback made the
- * context keep none (see PERFTRAMP_KEEP_NAMES).  A trampoline wrapped concurrently appears
- * exactly once (the switch holds the context's lock).  Disabling closes
+ * registrations, GDB entries, each trampoline under the name it was
+ * wrapped with (unless PERFTRAMP_FORGET_NAMES or a name callback made the
+ * context keep none: see PERFTRAMP_KEEP_NAMES).  A trampoline wrapped
+ * concurrently appears exactly once (the switch holds the context's lock).  Disabling closes
  * the output cleanly: a jitdump gets its CLOSE record, unwinder and GDB
  * registrations are removed.  Enabling a jitdump again starts a new
  * jit-<pid>.dump (the old one is replaced).  An output that was disabled

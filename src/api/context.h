@@ -190,11 +190,11 @@ static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
 }
 
 /* Whether a wrap keeps a copy of its name for later replays (every wrap
- * asks: inline).  Asked for, or an output reads them from the slots
- * (GDB); else every later replay must name the slot (perftramp.h): a
- * copy, unless the callback will give the name or the perf map on now is
- * written it (pt_names_map_note), or the caller gave the names up.  Lock
- * held. */
+ * asks: inline).  Yes when asked for, or when an output reads names from
+ * the slots (GDB); else every later replay must name the slot
+ * (perftramp.h): a copy, unless the callback will give the name or the
+ * perf map, working now, gets its line (pt_names_map_note), or the caller
+ * gave the names up.  Lock held. */
 static inline bool pt_keep_names(struct perftramp *pt)
 {
     if ((pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by))

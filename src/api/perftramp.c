@@ -92,8 +92,8 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     pt->wide = (o.outputs & pt_output_bits_with(PT_OUT_WIDE_SLOTS)) || (o.flags & (PERFTRAMP_WIDE_SLOTS | PERFTRAMP_SIGNAL));
     /* room for the in-arena .eh_frame always, built at once only for an
      * output that reads it (else when one is switched on: untouched, the
-     * room costs address space, no memory); names only when asked for
-     * (pt_keep_names) */
+     * room costs address space, no memory); a name copy where nothing
+     * else gives a later replay the name (pt_keep_names) */
     bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
     pt->names_read_by = pt_output_bits_with(PT_OUT_READS_NAMES);
     pt->names_source = pt_output_bits_with(PT_OUT_NAMES_SOURCE);
