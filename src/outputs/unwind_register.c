@@ -41,9 +41,19 @@
 #endif
 #endif
 
-/* libgcc (unwind-dw2-fde.h). */
+/* libgcc (unwind-dw2-fde.h).  Outside glibc the reference is weak: Debian's
+ * musl-gcc links GCC's libgcc_eh.a, built for glibc (its _Unwind_Find_FDE
+ * calls glibc's _dl_find_object), so a strong reference would stop every musl
+ * program that links perftramp from linking at all.  A weak one binds to the
+ * process's own unwinder when it has one (a musl libgcc_s), else stays NULL:
+ * PERFTRAMP_UNWIND then fails with ENOTSUP and the other outputs work. */
+#ifdef __GLIBC__
 extern void __register_frame(const void *begin);
 extern void __deregister_frame(const void *begin);
+#else
+extern void __register_frame(const void *begin) __attribute__((weak));
+extern void __deregister_frame(const void *begin) __attribute__((weak));
+#endif
 
 typedef void (*pt_frame_fn)(const void *);
 typedef void (*pt_unw_word_fn)(uintptr_t);
