@@ -2,7 +2,7 @@
 # chain_stats: complete call chains in `perf script` output whose frames
 # print ip, sym+off and dso (-F ip,sym,symoff,dso with or without comm, pid,
 # time).  The one chain counter of the suite: the perf tests on this machine
-# (perf_e2e.sh, elf_perf.sh, tcc.sh) and the emulated machines
+# (perf_e2e.sh, elf_perf.sh, tcc.sh, the musl build's musl.sh) and the emulated machines
 # (tests/guest/proofs.sh, copied into each guest).  Runs under busybox awk
 # (the guests'), mawk and gawk.
 #   awk -v want=WANT [-v leaf=LEAF] [-v want_dso=DSO] [-v checked=REGEX]
