@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=sh
 # What the tests that configure a second build of perftramp share (sh;
 # tests/mem/ffi_static_tramp.sh, tests/musl/musl.sh):
 #   clean_source SRC WORK

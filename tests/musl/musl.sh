@@ -74,11 +74,9 @@ command -v musl-gcc > /dev/null 2>&1 || skip "musl-gcc is not installed (Debian:
 [ -f "$prefix/built-with" ] || skip "no libffi and Check for musl in $prefix (tools/deps/musl.sh builds them)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-musl.XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
-bg=
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
     print_proofs
-    [ -z "$bg" ] || kill "$bg" 2> /dev/null
     if [ -n "${PT_MUSL_KEEP:-}" ]; then echo "# work directory: $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -129,8 +127,8 @@ echo "# configure $((t1 - t0)) s, make $((t2 - t1)) s; $linkage"
 # ---- 2. the Check suites -------------------------------------------------
 echo "# left out, with the reason:"
 printf '%s\n' "$LEFT_OUT" | sed 's/^/#   /'
-# shellcheck disable=SC2086
 # (check_PROGRAMS: check-TESTS would build every test program first)
+# shellcheck disable=SC2086
 (cd "$b" && make check-TESTS TESTS="$(echo $SUITES)" check_PROGRAMS="$(echo $SUITES)" > check.log 2>&1)
 t3=$(date +%s)
 # shellcheck disable=SC2086
@@ -147,9 +145,9 @@ fi
 # ---- 3. the musl tiny under perf -------------------------------------------
 perf_ok=1
 if ! command -v perf > /dev/null 2>&1; then
-    perf_ok=0 why="perf is not installed (Debian: linux-perf)"
+    perf_ok=0 noperf="perf is not installed (Debian: linux-perf)"
 elif ! perf record -q -o "$work/probe.data" -e cpu-clock -- true > "$work/probe.log" 2>&1; then
-    perf_ok=0 why="perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
+    perf_ok=0 noperf="perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
 fi
 # leaf's loop is where the time goes (about 1 s of CPU): outer calls
 # middle 30 times
@@ -189,7 +187,7 @@ if [ $perf_ok = 1 ]; then
     # perf map + frame pointers
     if record fp perfmap fp; then
         perf script -i "$work/fp/perf.data" -F comm,ip,sym,symoff,dso > "$work/fp.script" 2> /dev/null
-        judge $P.tiny-perf-fp "perf map + --call-graph fp" "$work/fp.script" "perf-$pid[.]map"
+        judge $P.tiny-perf-fp "perf map + --call-graph fp" "$work/fp.script" "perf-${pid}[.]map"
         rm -f "/tmp/perf-$pid.map"
     else
         prove $P.tiny-perf-fp failed "perf record --call-graph fp of the musl tiny failed"
@@ -220,7 +218,7 @@ if [ $perf_ok = 1 ]; then
         prove $P.tiny-perf-elf failed "perf record --call-graph dwarf of the musl tiny (ELF arenas) failed"
     fi
 else
-    for id in tiny-perf-fp tiny-perf-jitdump-dwarf tiny-perf-elf; do prove $P.$id not-run "$why"; done
+    for id in tiny-perf-fp tiny-perf-jitdump-dwarf tiny-perf-elf; do prove $P.$id not-run "$noperf"; done
     # the dump without perf
     mkdir -p "$work/jit"
     if (cd "$work/jit" && JITDUMPDIR=$work/jit PERFTRAMP=jitdump "$TINY" "$work/chain.tiny" > tiny.out 2>&1) &&
