@@ -9,14 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/ci_lib.sh
-if [ -f Makefile ]; then
-    build=$PWD
-else
-    ci_src /tmp/ci-package-src
-    ci_build "$CI_SRC_DIR" /tmp/ci-package
-    build=/tmp/ci-package
-fi
-if ! (cd "$build" && make -s check-package); then
-    ci_logs "$build"
-    exit 1
-fi
+ci_target package check-package
