@@ -171,7 +171,9 @@ struct perftramp_options {
  *                                     CPython's PYTHONPERFSUPPORT=1)
  *   a comma list of perfmap, jitdump, unwind, gdb, elf, all
  * (the boolean words in any case; all is the first four: elf leaves files
- * behind, so it is asked for by name).  $JITDUMPDIR and $PERFTRAMP_ELF_DIR
+ * behind, so it is asked for by name; one of them that this platform
+ * lacks, such as the in-process unwinder under musl-gcc, is left off and
+ * perftramp_output_error says ENOTSUP, where naming it fails the open).  $JITDUMPDIR and $PERFTRAMP_ELF_DIR
  * are read the same way.
  *
  * perftramp_open is a macro: it passes the size of struct

@@ -217,6 +217,7 @@ uint64_t pt_tag_next(struct perftramp *pt);
  * test can run old programs against a library whose struct has grown. */
 struct pt_options {
     struct perftramp_options pub;
+    unsigned from_all; /* the outputs $PERFTRAMP's "all" named: one this platform lacks stays off (ENOTSUP) */
 #ifdef PERFTRAMP_TEST_GROWN_OPTIONS
     uint64_t test_future;
 #endif
@@ -227,8 +228,10 @@ struct pt_options {
  * becomes $JITDUMPDIR (still NULL when unset).  0, or -1 with errno
  * EINVAL. */
 int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, size_t opts_size);
-/* $PERFTRAMP -> output bits; -1 with errno EINVAL. */
+/* $PERFTRAMP -> output bits; -1 with errno EINVAL.  *from_all (may be
+ * NULL) gets the bits the word "all" named. */
 int pt_parse_outputs(const char *spec, unsigned *out);
+int pt_parse_outputs_all(const char *spec, unsigned *out, unsigned *from_all);
 extern const size_t pt_options_size_0_1;
 
 #endif
