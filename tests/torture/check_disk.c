@@ -181,12 +181,14 @@ START_TEST(efbig_keeps_dump_parseable)
     size_t errors = ds_validate_jitdump(dump, &sum, why, sizeof why);
     ck_assert_msg(errors == 0, "validator: %s", why);
     ck_assert_uint_eq(sum.trailing_bytes, 0);
-    /* the map: every line before the failing one; the failing line may be
-     * torn (docs/perf.md: the shared map cannot be cut back) */
+    /* the map: every line before the failing one, and nothing of the
+     * failing one (RLIMIT_FSIZE cuts a write at any byte: the writer cuts
+     * the part written off again) */
     e.next = 0;
     struct ds_map_stats ms;
     ck_assert_msg(ds_scan_map(map, line_in_order, &e, &ms) == 0, "map: %s", ms.error);
     ck_assert_uint_eq(ms.lines, (size_t)r.map_failed_at);
+    ck_assert_msg(ms.torn_tail == 0, "map: a torn line of %zu bytes", ms.torn_tail);
     printf("EFBIG: dump disabled at wrap %ld (%zu complete LOADs, 0 torn bytes), map at wrap %ld (%zu lines, "
            "%zu-byte torn tail); %ld trampolines all working\n",
            r.dump_failed_at, ds.loads, r.map_failed_at, ms.lines, ms.torn_tail, r.wraps);
@@ -261,6 +263,7 @@ START_TEST(enospc_keeps_dump_parseable)
     ck_assert_uint_eq(r.loads, (size_t)r.dump_failed_at);
     ck_assert_msg(r.map_error == ENOSPC, "perf map error %d (%s), want ENOSPC", r.map_error, strerror(r.map_error));
     ck_assert_uint_eq(r.map_lines, (size_t)r.map_failed_at);
+    ck_assert_msg(r.map_torn == 0, "map: a torn line of %zu bytes", r.map_torn);
     printf("ENOSPC: dump disabled at wrap %ld with %zu complete LOADs, 0 torn bytes; map at wrap %ld with %zu "
            "complete lines (%zu-byte torn tail); %ld trampolines all working\n",
            r.dump_failed_at, r.loads, r.map_failed_at, r.map_lines, r.map_torn, r.wraps);
