@@ -19,6 +19,7 @@
  * RLIMIT_FSIZE cuts it at any byte, and the part written is cut off
  * again.  Lines longer than 4 KiB (names of more than 4,060 bytes) cross
  * a boundary whatever is done. */
+#include "mem/proc_start.h"
 #include "outputs/outfile.h"
 #include "outputs/outputs.h"
 #include "outputs/perf_name.h"
@@ -30,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The boundary lines keep clear of: a page (or folio) boundary on every
@@ -70,51 +70,20 @@ static size_t padding(struct pt_perfmap *pm, size_t n)
     return in + n <= PT_MAP_PAGE ? 0 : PT_MAP_PAGE - in;
 }
 
-/* When this process started, in CLOCK_REALTIME nanoseconds, rounded down
- * (the kernel counts it in clock ticks since boot); 0 when /proc cannot
- * say. */
-static int64_t process_start_ns(void)
-{
-    FILE *f = fopen("/proc/self/stat", "re");
-    if (!f)
-        return 0;
-    char buf[1024];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    /* field 22, starttime; the command name (field 2) may hold spaces and
-     * parentheses, so count from the last ')' (proc(5)) */
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    long hz = sysconf(_SC_CLK_TCK);
-    if (!p || hz <= 0)
-        return 0;
-    unsigned long long ticks = strtoull(p + 1, NULL, 10);
-    struct timespec real, boot;
-    if (clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
-        return 0;
-    int64_t since_boot_ns = (int64_t)(ticks / (unsigned long long)hz) * 1000000000 +
-                            (int64_t)(ticks % (unsigned long long)hz) * (1000000000 / hz);
-    int64_t boot_ns = (int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec;
-    return (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (boot_ns - since_boot_ns);
-}
-
 /* A map last written before this process started was left by a dead
  * process that had our pid (perf maps are never deleted: the profile needs
  * them): its lines would name our addresses with a stranger's names, so
  * we empty it.  A map written since we started is kept: another JIT in
- * this process (CPython's own trampolines, say) shares the file.  The
- * 50 ms margin covers the tick rounding and the coarse clock the kernel
- * stamps mtimes with. */
+ * this process (CPython's own trampolines, say) shares the file
+ * (mem/proc_start.h: the margin). */
 static void empty_if_stale(int fd)
 {
     struct stat st;
-    int64_t start = process_start_ns();
+    int64_t start = pt_proc_start_ns("/proc/self/stat");
     if (start == 0 || fstat(fd, &st) < 0 || st.st_size == 0)
         return;
     int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (mtime < start - 50000000 && ftruncate(fd, 0) < 0) {
+    if (mtime < start - PT_PROC_START_SLACK_NS && ftruncate(fd, 0) < 0) {
         /* cannot empty it: our lines follow the stranger's, as they
          * did before this check */
     }
