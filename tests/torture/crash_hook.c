@@ -166,19 +166,31 @@ static size_t write_cut(uint64_t off, size_t n)
     return (size_t)(first + (mix(kill_seed) % boundaries) * 4096 - off);
 }
 
+/* Where a write(2) on fd lands. */
+static uint64_t write_offset(int fd)
+{
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    return fl >= 0 && (fl & O_APPEND) && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : (uint64_t)lseek(fd, 0, SEEK_CUR);
+}
+
 static ssize_t hooked_write(int fd, const void *buf, size_t n, off_t at, bool positioned)
 {
     char name[96];
     int event = classify_fd(fd, false, name, sizeof name);
-    if (event < 0 || !is_the_kill(event))
-        return positioned ? syscall(SYS_pwrite64, fd, buf, n, at) : syscall(SYS_write, fd, buf, n);
-    uint64_t off = (uint64_t)at;
-    if (!positioned) {
-        struct stat st;
-        int fl = fcntl(fd, F_GETFL);
-        off = fl >= 0 && (fl & O_APPEND) && fstat(fd, &st) == 0 ? (uint64_t)st.st_size
-                                                                : (uint64_t)lseek(fd, 0, SEEK_CUR);
+    bool kill = event >= 0 && is_the_kill(event);
+    uint64_t off = positioned ? (uint64_t)at : 0;
+    if (!kill && event == CRASH_EV_MAP_WRITE && kill_event == CRASH_EV_MAP_CROSS) {
+        off = write_offset(fd);
+        if ((off + n - 1) / 4096 != off / 4096) {
+            event = CRASH_EV_MAP_CROSS;
+            kill = is_the_kill(event);
+        }
+    } else if (kill && !positioned) {
+        off = write_offset(fd);
     }
+    if (!kill)
+        return positioned ? syscall(SYS_pwrite64, fd, buf, n, at) : syscall(SYS_write, fd, buf, n);
     size_t cut = write_cut(off, n);
     record(event, n, cut, off, name);
     if (cut)

@@ -26,13 +26,16 @@ enum crash_event {
     CRASH_EV_DUMP_WRITE, /* pwrite(2) to the jitdump (its header) */
     CRASH_EV_ELF_WRITE,  /* pwrite(2) to an ELF arena file (its headers) */
     CRASH_EV_ELF_COPY,   /* memcpy into an ELF arena's mapped views (code, names) */
+    CRASH_EV_MAP_CROSS,  /* a perf map write that crosses a 4 KiB boundary of the file
+                          * (counted only when it is the kind to kill in) */
     CRASH_EV_COUNT,
     CRASH_EV_ANY = CRASH_EV_COUNT
 };
 
 static inline const char *crash_event_name(int e)
 {
-    static const char *const names[] = {"map-write", "dump-copy", "dump-write", "elf-write", "elf-copy", "any"};
+    static const char *const names[] = {"map-write", "dump-copy", "dump-write", "elf-write", "elf-copy", "map-cross",
+                                        "any"};
     return e >= 0 && e <= CRASH_EV_ANY ? names[e] : "?";
 }
 

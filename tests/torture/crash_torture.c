@@ -79,24 +79,28 @@ static struct plan make_plan(uint64_t seed, uint64_t trial, unsigned perf_every)
     p.reuse = p.elf && !p.perf && mix(r ^ 7) % 20 == 0;
     p.spin_us = p.perf ? 500 : 5;
     /* the hook's target: each kind often, in ranges each trial reaches */
+    /* perf_lo 0: not under perf, where the kill must come after samples (the
+     * jitdump's header and an arena's headers are written before any) */
     static const struct {
         int event;
         unsigned weight, lo, hi, perf_lo, perf_hi;
         bool elf_only;
     } kinds[] = {
         {CRASH_EV_DUMP_COPY, 30, 1, 800, 200, 800, false},
-        {CRASH_EV_MAP_WRITE, 25, 1, 800, 200, 800, false},
+        {CRASH_EV_MAP_WRITE, 20, 1, 800, 200, 800, false},
         {CRASH_EV_ANY, 15, 1, 3000, 800, 3000, false},
-        {CRASH_EV_DUMP_WRITE, 5, 1, 1, 1, 1, false},
+        {CRASH_EV_DUMP_WRITE, 5, 1, 1, 0, 0, false},
         {CRASH_EV_ELF_COPY, 15, 1, 3000, 1200, 3000, true},
-        {CRASH_EV_ELF_WRITE, 10, 1, 3, 1, 3, true},
+        {CRASH_EV_ELF_WRITE, 10, 1, 3, 0, 0, true},
+        {CRASH_EV_MAP_CROSS, 15, 1, 6, 2, 4, false},
     };
+#define KIND_USED(k) ((p.elf || !kinds[k].elf_only) && (!p.perf || kinds[k].perf_lo))
     unsigned total = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        total += p.elf || !kinds[k].elf_only ? kinds[k].weight : 0;
+        total += KIND_USED(k) ? kinds[k].weight : 0;
     unsigned pick = (unsigned)(mix(r ^ 4) % total);
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        if (!p.elf && kinds[k].elf_only)
+        if (!KIND_USED(k))
             continue;
         if (pick >= kinds[k].weight) {
             pick -= kinds[k].weight;
@@ -107,7 +111,8 @@ static struct plan make_plan(uint64_t seed, uint64_t trial, unsigned perf_every)
         p.nth = lo + mix(r ^ 5) % (hi - lo + 1);
         break;
     }
-    p.delay_ms = p.perf ? 300 + (unsigned)(mix(r ^ 8) % 300) : (unsigned)(mix(r ^ 8) % 200);
+    /* under perf, from the producer's start: after samples */
+    p.delay_ms = p.perf ? 200 + (unsigned)(mix(r ^ 8) % 300) : (unsigned)(mix(r ^ 8) % 200);
     return p;
 }
 
@@ -150,18 +155,23 @@ static struct crash_progress *new_progress(const char *path)
 }
 
 /* Waits for child (the producer, or perf running it) to end, killing the
- * producer by SIGKILL at `deadline` (now_s) if it still runs; returns its
- * wait status. */
-static int wait_killed(pid_t child, struct crash_progress *p, double deadline, bool *killed_by_us)
+ * producer by SIGKILL `after` seconds if it still runs: seconds from now
+ * when child is the producer, from the producer's start under perf (perf
+ * itself is never killed: it writes perf.data when its workload ends).
+ * Returns child's wait status. */
+static int wait_killed(pid_t child, struct crash_progress *p, double after, bool under_perf, bool *killed_by_us)
 {
     int status;
+    double deadline = under_perf ? 0 : now_s() + after;
     for (;;) {
         pid_t w = waitpid(child, &status, WNOHANG);
         if (w == child)
             return status;
-        if (now_s() >= deadline && !*killed_by_us) {
-            pid_t pid = atomic_load(&p->pid);
-            kill(pid > 0 ? pid : child, SIGKILL);
+        pid_t pid = atomic_load(&p->pid);
+        if (!deadline && pid > 0)
+            deadline = now_s() + after;
+        if (deadline && now_s() >= deadline && !*killed_by_us) {
+            kill(under_perf ? pid : child, SIGKILL);
             *killed_by_us = true;
         }
         usleep(1000);
@@ -401,7 +411,7 @@ static void classify_kill(const struct plan *pl, const struct crash_progress *p,
         atomic_fetch_add(&tot->between, 1);
     else if (ev == CRASH_EV_DUMP_COPY || ev == CRASH_EV_DUMP_WRITE)
         atomic_fetch_add(&tot->in_dump_record, 1);
-    else if (ev == CRASH_EV_MAP_WRITE)
+    else if (ev == CRASH_EV_MAP_WRITE || ev == CRASH_EV_MAP_CROSS)
         atomic_fetch_add(&tot->in_map_line, 1);
     else
         atomic_fetch_add(&tot->in_elf_write, 1);
@@ -447,11 +457,9 @@ static int run_trial(const struct plan *pl, char *why, size_t why_len)
     argv[n++] = pl->elf ? "all" : "noelf";
     argv[n++] = spin;
     argv[n] = NULL;
-    double start = now_s();
     pid_t child = spawn(argv, out);
     bool killed_by_us = false;
-    double deadline = start + (pl->timer ? pl->delay_ms / 1000.0 : pl->perf ? 20 : 8);
-    int status = wait_killed(child, p, deadline, &killed_by_us);
+    int status = wait_killed(child, p, pl->timer ? pl->delay_ms / 1000.0 : pl->perf ? 20 : 4, pl->perf, &killed_by_us);
     pid_t pid = atomic_load(&p->pid);
     int r = 0;
     char text[2048] = "";
