@@ -142,8 +142,9 @@ static size_t put_hex(char *dst, uint64_t v)
     return n;
 }
 
-/* A write that failed after `done` of its bytes: they are the end of the
- * file unless another writer appended since, and then they are cut off. */
+/* A write that failed after `done` of its bytes: those bytes are cut off
+ * again, when they are still the end of the file (no other writer
+ * appended since). */
 static void cut_back(struct pt_perfmap *pm, size_t done)
 {
     struct stat st;
