@@ -637,6 +637,8 @@ int main(void)
     snprintf(perf_why, sizeof perf_why, "perf record -k 1 -e cpu-clock true: exit %d: %.120s", prc, text);
     if (!perf_ok)
         perf_every = 0;
+    else if (!perf_every)
+        snprintf(perf_why, sizeof perf_why, "PT_CRASH_PERF_EVERY=0");
     if (!CRASH_HOOK_USABLE)
         printf("NOTRUN: the kill hook: an AddressSanitizer build (its runtime must come first, its interceptors "
                "hold memcpy and mmap): every trial killed by a timer\n");
