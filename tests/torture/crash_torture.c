@@ -196,18 +196,23 @@ static int wait_killed(pid_t child, struct crash_progress *p, double after, bool
     }
 }
 
+/* In a new child: runs argv with stdout and stderr in out_path. */
+static _Noreturn void exec_child(char *const argv[], const char *out_path)
+{
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
 static pid_t spawn(char *const argv[], const char *out_path)
 {
     pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
+    if (pid == 0)
+        exec_child(argv, out_path);
     return pid;
 }
 
@@ -352,15 +357,8 @@ static pid_t spawn_at(pid_t pid, char *const argv[], const char *out_path)
 {
     struct clone_args args = {.exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&pid, .set_tid_size = 1};
     long r = syscall(SYS_clone3, &args, sizeof args);
-    if (r == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
+    if (r == 0)
+        exec_child(argv, out_path);
     return (pid_t)r;
 }
 
