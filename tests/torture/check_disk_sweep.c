@@ -303,13 +303,18 @@ static void efbig_child(long bytes, const char *dir, struct report *r)
     setrlimit(RLIMIT_FSIZE, &rl);
     perftramp *pt = perftramp_open(&(struct perftramp_options){.outputs = ALL_OUTPUTS, .jitdump_dir = dir,
                                                                .elf_dir = edir});
+    char map[64];
+    snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)getpid());
     if (!pt) {
-        /* the header (40 bytes) does not fit: the open fails, with the errno */
-        if (bytes < 40 && errno == EFBIG) {
+        /* the header (40 bytes) does not fit: the open fails, with the
+         * errno (the map it opened first stays, empty) */
+        int e = errno;
+        unlink(map);
+        if (bytes < 40 && e == EFBIG) {
             r->error[1] = EFBIG;
             return;
         }
-        child_fail(r, "perftramp_open: %s", strerror(errno));
+        child_fail(r, "perftramp_open: %s", strerror(e));
         return;
     }
     wrap_some(pt, r, 300, true);
@@ -321,8 +326,6 @@ static void efbig_child(long bytes, const char *dir, struct report *r)
         if (r->error[k] && r->error[k] != EFBIG)
             child_fail(r, "%s stopped with %s, want EFBIG", file_words[k], strerror(r->error[k]));
     perftramp_close(pt);
-    char map[64];
-    snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)getpid());
     unlink(map);
 }
 
