@@ -20,6 +20,10 @@ export PERFTRAMP_ALL_PROOFS=0
 # instrument, and take minutes: the plain `make check` ran them.  So does
 # the musl build (tests/musl/musl.sh).
 export PT_GUEST_TESTS=0 PT_MUSL_TESTS=0
+# The crash torture's trials are other processes: a few of them exercise
+# its driver and the checkers in these builds (the plain make check ran 100,
+# 42-crash 1,000).
+export PT_CRASH_TRIALS=10
 
 src=/var/tmp/ci-san-src
 ci_src "$src"
