@@ -1,12 +1,23 @@
 # SPDX-License-Identifier: MIT
-# Sourced by tools/install-deps, tools/deps/libffi-source.sh and
-# tools/deps/lua-source.sh (POSIX sh).  Needs $APT and $SUDO.
+# Sourced by tools/install-deps, tools/deps/libffi-source.sh,
+# tools/deps/lua-source.sh, tools/deps/cpython-source.sh and
+# tools/deps/perf-backports.sh (POSIX sh).  apt_update and deb_src_on need
+# $APT and $SUDO.
 #
 #   apt_update LOG      apt-get update, appended to LOG; 0 when the lists
 #                       are usable (see below), 1 when they are not
 #   deb_src_on LOG      switch on source packages from the machine's own
 #                       mirror (a deb-src twin of its sources); 0 when they
 #                       already were on, 2 when this call switched them on
+#   debian_mirror       the machine's Debian mirror: the first .../debian
+#                       URI of its apt sources (empty when there is none)
+#   private_apt DIR LINE...
+#                       an apt configuration of apt-get's own in DIR (no
+#                       blanks in DIR): sources.list of the LINEs, lists and
+#                       archives in DIR, the machine's dpkg status; sets
+#                       $PRIVATE_APT, the options to pass apt-get unquoted.
+#                       The machine's sources, lists and caches are left as
+#                       they are, and no root is needed.
 
 # A mirror being synced serves a Release file whose sizes or hashes do not
 # match the index files yet ("File has unexpected size ... Mirror sync in
@@ -56,4 +67,21 @@ deb_src_on() {
     fi
     echo "install-deps: source packages switched on in $_src" >> "$1"
     return 2
+}
+
+debian_mirror() {
+    cat /etc/apt/sources.list.d/*.sources 2> /dev/null | sed -n 's,^URIs: *\(\S*/debian\)/*$,\1,p' | head -n 1 | grep . ||
+        sed -n 's,^deb \(\[[^]]*\] \)\{0,1\}\(\S*/debian\)/* .*,\2,p' /etc/apt/sources.list 2> /dev/null | head -n 1
+}
+
+private_apt() {
+    _dir=$1
+    shift
+    mkdir -p "$_dir/lists/partial" "$_dir/archives/partial" "$_dir/parts" "$_dir/prefs"
+    printf '%s\n' "$@" > "$_dir/sources.list"
+    PRIVATE_APT="-o Dir::Etc::SourceList=$_dir/sources.list -o Dir::Etc::SourceParts=$_dir/parts
+        -o Dir::Etc::PreferencesParts=$_dir/prefs -o Dir::Etc::Preferences=$_dir/prefs/none
+        -o Dir::State::Lists=$_dir/lists -o Dir::Cache=$_dir -o Dir::Cache::Archives=$_dir/archives
+        -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Debug::NoLocking=1
+        -o APT::Sandbox::User=$(id -un)"
 }
