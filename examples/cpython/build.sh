@@ -28,7 +28,7 @@
 # DIR/recipe: the source's line (tools/deps/cpython-source.sh), the
 # patch's SHA-256 (patched only), host, compiler, flags, configure line,
 # skipped modules and $recipe (bump it when the steps below change).
-# DIR/ready marks a finished build; DIR/build.log is its log.
+# DIR/ready marks a finished build; DIR/build.log is its log.  ~210 MB each.
 #
 # Cross builds: --host=TRIPLE builds the native stock interpreter first,
 # as the build Python (--with-build-python), then TRIPLE-gcc's; the
@@ -95,7 +95,7 @@ build() {
         flags="$flags -mno-omit-leaf-frame-pointer"
     fi
     conf=
-    [ -z "$host" ] || conf="--build=$native --host=$host --with-build-python=$build_python/python ac_cv_file__dev_ptmx=yes ac_cv_file__dev_ptc=no ac_cv_buggy_getaddrinfo=no"
+    [ -z "$host" ] || conf=" --build=$native --host=$host --with-build-python=$build_python/python ac_cv_file__dev_ptmx=yes ac_cv_file__dev_ptc=no ac_cv_buggy_getaddrinfo=no"
     [ "$kind" = stock ] || conf="$conf --with-perftramp"
     recipe_text=$(printf '%s\n' "recipe $recipe" "source $(cat "$PT_CPYTHON_PREFIX/source")" \
         "patch $([ "$kind" = stock ] && echo none || sha256sum < "$patchf" | cut -d' ' -f1)" \
@@ -142,7 +142,11 @@ build() {
         tail -n 25 "$log" >&2
         die "building the $kind CPython failed (log: $log)"
     }
-    rm -rf "$dir/perftramp-pc"
+    # what running it in place does not need: objects, the static library
+    # and the other programs (~180 of ~390 MB)
+    find "$dir" -name '*.o' -delete
+    rm -rf "$dir/perftramp-pc" "$dir"/libpython*.a "$dir/Programs/_testembed" "$dir/Programs/_freeze_module" \
+        "$dir/Programs/_bootstrap_python"
     touch "$dir/ready"
     echo "$dir"
 }
