@@ -43,8 +43,10 @@ sed -e "s/^\(test_layouts.Outcomes.test_ok\)${tab}ok/\1${tab}FAIL/" \
 worse=$(awk -F "$tab" -f "$S/tests/lib/unittest_compare.awk" "$samples.expected" worse.$$ | sed -n 's/^counts: //p')
 rm -f worse.$$
 echo "with one test failing and one skipped: counts $worse"
+# shellcheck disable=SC2086 # the counts, one word each
 set -- $same
 [ "$8" = 0 ] && [ "$9" = 0 ] && [ "$7" = "$1" ] || { echo "FAIL: the run against itself is not all kept"; fail=1; }
+# shellcheck disable=SC2086
 set -- $worse
 [ "$8" = 2 ] && [ "$9" = 1 ] || { echo "FAIL: want 2 regressed, 1 newly skipped"; fail=1; }
 exit $fail

@@ -71,7 +71,7 @@ profile() {
     pid=$(awk '$1 == "python" { print $2; exit }' "$tmp/$name.script")
     echo "$pid" > "$tmp/$name.pid"
     case $name in
-    *-perf | stock-elf) dso="perf-$pid[.]map" ;; *-perf_jit) dso="jitted-$pid-[0-9]+[.]so" ;; *-elf) dso="perftramp-$pid-[0-9]+[.]so" ;;
+    *-perf | stock-elf) dso="perf-${pid}[.]map" ;; *-perf_jit) dso="jitted-$pid-[0-9]+[.]so" ;; *-elf) dso="perftramp-$pid-[0-9]+[.]so" ;;
     esac
     # the interpreter's samples; their py:: frames and main, in order
     local total
