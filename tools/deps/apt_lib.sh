@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Sourced by tools/install-deps, tools/deps/libffi-source.sh,
-# tools/deps/lua-source.sh and tools/guest (POSIX sh).  apt_update and
+# tools/deps/lua-source.sh, tools/deps/cpython-source.sh,
+# tools/deps/perf-backports.sh and tools/guest (POSIX sh).  apt_update and
 # deb_src_on need $APT and $SUDO.
 #
 #   apt_update LOG      apt-get update, appended to LOG; 0 when the lists
@@ -10,6 +11,15 @@
 #                       already were on, 2 when this call switched them on
 #   apt_mirror [SUITE]  the URI of the machine's Debian archive, as its apt
 #                       sources write it (see below); 1 when there is none
+#   private_apt DIR TYPE SUITE
+#                       an apt configuration of apt-get's own in DIR (no
+#                       blanks in DIR): a sources.list of the one line
+#                       "TYPE <apt_mirror> SUITE main", lists and archives
+#                       in DIR, the machine's dpkg status; sets $PRIVATE_APT,
+#                       the options to pass apt-get unquoted.  The machine's
+#                       sources, lists and caches are left as they are, and
+#                       no root is needed.  1 when the machine names no
+#                       Debian mirror.
 
 # A mirror being synced serves a Release file whose sizes or hashes do not
 # match the index files yet ("File has unexpected size ... Mirror sync in
@@ -122,4 +132,16 @@ apt_release_is_debian() {
     _l=$(printf '%s' "${1%/}" | sed -e 's,^[a-z0-9+]*://,,' -e 's,^[^/@]*@,,' -e 's,_,%5f,g' -e 's,~,%7e,g' -e 's,/,_,g')
     _l=${PT_APT_LISTS:-/var/lib/apt/lists}/${_l}_dists_$2_
     grep -qs '^Origin: Debian$' "${_l}InRelease" "${_l}Release"
+}
+
+private_apt() {
+    _dir=$1 _mirror=$(apt_mirror)
+    [ -n "$_mirror" ] || return 1
+    mkdir -p "$_dir/lists/partial" "$_dir/archives/partial" "$_dir/parts" "$_dir/prefs"
+    echo "$2 [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $_mirror $3 main" > "$_dir/sources.list"
+    PRIVATE_APT="-o Dir::Etc::SourceList=$_dir/sources.list -o Dir::Etc::SourceParts=$_dir/parts
+        -o Dir::Etc::PreferencesParts=$_dir/prefs -o Dir::Etc::Preferences=$_dir/prefs/none
+        -o Dir::State::Lists=$_dir/lists -o Dir::Cache=$_dir -o Dir::Cache::Archives=$_dir/archives
+        -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Debug::NoLocking=1
+        -o APT::Sandbox::User=$(id -un)"
 }
