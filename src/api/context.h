@@ -212,12 +212,14 @@ const struct pt_layout *pt_near_choose(const struct perftramp *pt, uintptr_t x, 
 void pt_tag_seed(struct perftramp *pt);
 uint64_t pt_tag_next(struct perftramp *pt);
 
-/* The options as this library knows them: the public struct, plus (in a
- * test build only) a field a future release might add, so that the ABI
- * test can run old programs against a library whose struct has grown. */
+/* The options as this library knows them: from `pub` to the end, what a
+ * caller's struct may hold (the public struct, plus, in a test build
+ * only, a field a future release might add, so that the ABI test can run
+ * old programs against a library whose struct has grown); before it, what
+ * the library derives and no caller may set. */
 struct pt_options {
-    struct perftramp_options pub;
     unsigned from_all; /* the outputs $PERFTRAMP's "all" named: one this platform lacks stays off (ENOTSUP) */
+    struct perftramp_options pub;
 #ifdef PERFTRAMP_TEST_GROWN_OPTIONS
     uint64_t test_future;
 #endif

@@ -110,7 +110,8 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
     if (!opts) {
         if (pt_parse_outputs_all(secure_getenv("PERFTRAMP"), &o->pub.outputs, &o->from_all) < 0)
             return -1;
-    } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
+    } else if (pt_sized_read(&o->pub, sizeof *o - offsetof(struct pt_options, pub), opts, opts_size,
+                             pt_options_size_0_1) < 0) {
         return -1;
     }
     const unsigned known = PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS | PERFTRAMP_KEEP_NAMES |

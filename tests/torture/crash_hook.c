@@ -208,10 +208,12 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
     return hooked_write(fd, buf, n, at, true);
 }
 
+#ifndef pwrite64 /* musl: a macro for pwrite, hooked above */
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at)
 {
     return hooked_write(fd, buf, n, at, true);
 }
+#endif
 
 /* ---- copies into mapped output files ---- */
 
