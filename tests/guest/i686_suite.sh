@@ -27,8 +27,14 @@ ids="check-suite libgcc cxx-eh nongnu-libunwind"
 all() { for id in $ids; do echo "PROOF: arch.i686.$id $1 $2"; done; }
 skip() { all not-run "$1"; echo "SKIP: $1"; exit 77; }
 [ "${PT_GUEST_TESTS:-1}" = 0 ] && skip "PT_GUEST_TESTS=0"
+# a sanitizer build's flags do not carry over to the second build
+nm "$build/.libs/libperftramp_core.a" 2> /dev/null | grep -qE '__(asan|tsan|ubsan)_' &&
+    skip "sanitizer build (this test runs in the plain build)"
 
+# shellcheck source=tools/deps/cross_lib.sh
 . "$src/tools/deps/cross_lib.sh"
+# shellcheck source=tests/lib/second_build.sh
+. "$src/tests/lib/second_build.sh"
 triple=$(sed -n 's/^ *\.clang_target *= *"\([^"]*\)".*/\1/p' "$src/src/arch/i686.c")
 [ -n "$triple" ] || { echo "FAIL: no .clang_target in src/arch/i686.c"; exit 1; }
 command -v "$triple-gcc" > /dev/null 2>&1 || skip "$triple-gcc missing (tools/install-deps)"
@@ -42,22 +48,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pt-i686-suite.XXXXXX") || exit 99
 [ -n "${PT_GUEST_KEEP:-}" ] && echo "# work directory: $work"
 [ -n "${PT_GUEST_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 
-# ---- 1. a source tree to configure: this one when it is not configured
-# in place (a tarball, VPATH builds), else a copy of its files (git's
-# tracked and untracked ones, as they are now) with fresh autotools output
+# ---- 1. a source tree to configure (tests/lib/second_build.sh)
 t0=$(date +%s)
-if [ ! -f "$src/config.status" ] && [ -x "$src/configure" ]; then
-    s=$src
-elif git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
-    s=$work/src
-    mkdir -p "$s"
-    (cd "$src" && { git ls-files; git ls-files --others --exclude-standard; } | grep -v '^ELF32-READY$' |
-        while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done | tar -cf - -T -) | tar -C "$s" -xf - ||
-        { echo "FAIL: copying $src"; exit 1; }
-    (cd "$s" && autoreconf -fi > "$work/autoreconf.log" 2>&1) || { tail -n 20 "$work/autoreconf.log"; exit 1; }
-else
-    skip "$src is configured in place and is no git checkout: no clean copy to configure"
-fi
+clean_source "$src" "$work" || { all failed "no clean source tree to configure"; exit 1; }
+s=$bsrc
 
 # ---- 2. configure --host, make, the Check programs
 b=$work/b
@@ -71,6 +65,7 @@ if ! (cd "$b" && PKG_CONFIG_LIBDIR="$pc:/usr/share/pkgconfig" "$s/configure" -q 
 fi
 [ -z "$(sed -n 's/^S\["HAVE_CHECK_TRUE"\]="\(.*\)"$/\1/p' "$b/config.status")" ] ||
     { all failed "configure found no Check for $triple"; exit 1; }
+# shellcheck disable=SC2016 # a make rule, written as is
 progs=$(printf 'include Makefile\nprint-tests:\n\t@echo $(TESTS)\n' | (cd "$b" && make -s -f - print-tests) |
     tr ' ' '\n' | grep -v '\.\(sh\|py\)$' | grep . | tr '\n' ' ')
 [ -n "$progs" ] || { all failed "no Check program in the 32-bit build's TESTS"; exit 1; }
