@@ -9,7 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { EHDR_SIZE = 64, SHDR_SIZE = 64, SYM_SIZE = 24, HDR_FIXED = 12 };
+/* Elf32_Ehdr is 52 bytes (the first 52 of either class are its header);
+ * a symbol is 16 bytes in ELFCLASS32, 24 in ELFCLASS64 (System V gABI,
+ * "ELF Header", "Symbol Table") */
+enum { EHDR_MIN = 52, HDR_FIXED = 12 };
+static unsigned sym_size(const struct pt_elf *e)
+{
+    return e->addr_size == 4 ? 16 : 24;
+}
 
 const char *pt_arena_state_name(enum pt_arena_state s)
 {
@@ -47,16 +54,18 @@ static uint64_t rd(const uint8_t *p, unsigned n, bool big_endian)
 static void check_symbols(const struct pt_elf *e, const struct pt_elf_section *sym, const struct pt_elf_section *str,
                           const struct pt_elf_section *text, struct pt_arena_report *r)
 {
-    if (sym->size % SYM_SIZE || sym->size < SYM_SIZE) {
-        verdict(r, PT_ARENA_INVALID, ".symtab sh_size %llu is no whole number of %d-byte entries",
-                (unsigned long long)sym->size, SYM_SIZE);
+    unsigned n = sym_size(e), w = e->addr_size;
+    if (sym->size % n || sym->size < n) {
+        verdict(r, PT_ARENA_INVALID, ".symtab sh_size %llu is no whole number of %u-byte entries",
+                (unsigned long long)sym->size, n);
         return;
     }
-    for (uint64_t i = 1; i < sym->size / SYM_SIZE; i++) {
-        const uint8_t *s = sym->data + i * SYM_SIZE;
+    for (uint64_t i = 1; i < sym->size / n; i++) {
+        const uint8_t *s = sym->data + i * n;
         uint32_t name = (uint32_t)rd(s, 4, e->big_endian);
-        uint64_t value = rd(s + 8, 8, e->big_endian), size = rd(s + 16, 8, e->big_endian);
-        if (all_zero(s, SYM_SIZE))
+        /* st_value and st_size: after st_name in Elf32_Sym, after st_shndx in Elf64_Sym */
+        uint64_t value = rd(s + (w == 4 ? 4 : 8), w, e->big_endian), size = rd(s + (w == 4 ? 8 : 16), w, e->big_endian);
+        if (all_zero(s, n))
             continue; /* a slot not named yet */
         if (name == 0 || name >= str->size || !memchr(str->data + name, 0, str->size - name)) {
             verdict(r, PT_ARENA_INVALID, "symbol %llu: name offset %u outside .strtab's %llu bytes",
@@ -80,7 +89,7 @@ void pt_elf_arena_check(const uint8_t *d, size_t len, struct pt_arena_report *r)
         verdict(r, PT_ARENA_INCOMPLETE, "empty: created, never allocated nor written");
         return;
     }
-    if (all_zero(d, len < EHDR_SIZE ? len : EHDR_SIZE)) {
+    if (all_zero(d, len < EHDR_MIN ? len : EHDR_MIN)) {
         verdict(r, PT_ARENA_INCOMPLETE, "no ELF header: %zu bytes allocated, the headers never written", len);
         return;
     }
@@ -91,7 +100,7 @@ void pt_elf_arena_check(const uint8_t *d, size_t len, struct pt_arena_report *r)
         return;
     }
     r->machine = e.machine;
-    if (all_zero(d + e.shoff, (size_t)e.shnum * SHDR_SIZE)) {
+    if (all_zero(d + e.shoff, (size_t)e.shnum * e.shentsize)) {
         verdict(r, PT_ARENA_INCOMPLETE, "its section headers (at 0x%llx) never written",
                 (unsigned long long)e.shoff);
         return;
