@@ -64,12 +64,16 @@ record() {
     name=$1 output=$2 mode=$3 cg=$4
     shift 4
     mkdir -p "/tmp/$name.elf"
+    # edges: three times as long; what it judges (py::leaf's samples) is a
+    # small share of the run, and one second gave 43 under a loaded host
+    secs=$SECS
+    [ "$mode" = edges ] && secs=$((SECS * 3))
     # the dump in /tmp itself: perf's libdw unwinder (s390x: perf has no
     # libunwind) unwinds perf inject's .so files only as /tmp/jitted-*
     # (docs/facts.md)
     JITDUMPDIR=/tmp PERFTRAMP_ELF_DIR=/tmp/$name.elf \
         perf record -q "$@" -e cpu-clock -F 1000 --call-graph "$cg" -o "$name.data" \
-        -- bin/perf_workload "$output" "$SECS" "$mode" > "$name.out" 2> "$name.err"
+        -- bin/perf_workload "$output" "$secs" "$mode" > "$name.out" 2> "$name.err"
     rc=$?
     pid=$(awk '/^pid /{print $2}' "$name.out")
     [ $rc -eq 0 ] && [ -n "$pid" ] && return 0
