@@ -163,6 +163,11 @@ struct pt_arch {
      * decodes.  At least one of the two. */
     struct pt_nop nops[PT_MAX_NOPS];
     uint8_t x86_nop_forms;
+
+    /* Optional: the machine's in-process unwinder reads Arm EHABI tables
+     * (.ARM.exidx/.ARM.extab: libgcc on 32-bit Arm), which the emitter
+     * derives from the same CFI rows (src/emit/ehabi.c). */
+    uint8_t ehabi;
 };
 
 /* 0, or -1 with errno EINVAL and the missing or inconsistent field in
