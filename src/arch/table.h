@@ -54,6 +54,7 @@ enum pt_fixup_kind {
     PT_FIX_RV_PCREL_LO12, /* I-type imm12, from the PREVIOUS insn (its AUIPC) */
     PT_FIX_PPC_DS16,      /* DS-form (ld) 16-bit, from the PREVIOUS insn's address */
     PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
+    PT_FIX_A32_LDR_LIT12, /* A32 LDR (literal) U + imm12, from this insn + 8 */
 
     /* Relocations: fields that hold the distance from an instruction to
      * the VALUE of a data word (the target address), not to the word's
