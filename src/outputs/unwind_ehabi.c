@@ -250,13 +250,17 @@ static uintptr_t object_exidx(uintptr_t pc, int *count)
 }
 #endif
 
-/* libgcc's lookup (the version node is GLIBC_2.4: see the top). */
-__attribute__((visibility("default"))) uintptr_t __gnu_Unwind_Find_exidx(uintptr_t pc, int *count);
-uintptr_t __gnu_Unwind_Find_exidx(uintptr_t pc, int *count)
+/* libgcc's lookup, exported as __gnu_Unwind_Find_exidx (the version node
+ * is GLIBC_2.4: see the top).  The hidden name is this library's own
+ * address of it: the exported name, taken in a shared library, resolves
+ * through the lookup scope to whichever definition comes first. */
+static uintptr_t find_exidx(uintptr_t pc, int *count)
 {
     uintptr_t t = pt_ehabi_find(pc, count);
     return t ? t : object_exidx(pc, count);
 }
+__attribute__((visibility("default"), alias("find_exidx"))) uintptr_t __gnu_Unwind_Find_exidx(uintptr_t pc,
+                                                                                               int *count);
 
 int pt_ehabi_usable(void)
 {
@@ -264,7 +268,7 @@ int pt_ehabi_usable(void)
      * reference; NULL in a static program (no dynamic symbols: libgcc's
      * reference was bound to this one at link time) */
     void *seen = dlvsym(RTLD_DEFAULT, "__gnu_Unwind_Find_exidx", "GLIBC_2.4");
-    if (seen && seen != (void *)__gnu_Unwind_Find_exidx) {
+    if (seen && seen != (void *)find_exidx) {
         errno = ENOTSUP;
         return -1;
     }
