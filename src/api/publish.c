@@ -113,7 +113,7 @@ static int region_build(const struct pt_arch *a, const struct perftramp_code *c,
         goto out;
     }
     size_t cie = pt_eh_cie_enc(&eh, a, DW_EH_PE_absptr);
-    pt_eh_fde_abs(&eh, cie, (uint64_t)(uintptr_t)c->addr, c->size, prog.data, prog.len);
+    pt_eh_fde_abs(&eh, a, cie, (uint64_t)(uintptr_t)c->addr, c->size, prog.data, prog.len);
     pt_eh_terminator(&eh);
     if (eh.failed || pt_eh_jitdump_blob_prog(&jd, a, c->size, prog.data, prog.len, &g->jd_eh_size) < 0) {
         e = ENOMEM;

@@ -48,7 +48,10 @@ const struct pt_arch *pt_arch_find(const char *name)
     return NULL;
 }
 
-const struct pt_arch *pt_arch_host(void)
+/* The table of the CPU this build runs on, NULL when none: the machine
+ * named by the compiler, and only if its addresses are this build's
+ * pointers (an ILP32 build of a 64-bit CPU, x32 say, has no table). */
+static const struct pt_arch *host_table(void)
 {
 #if defined(__x86_64__)
     return pt_arch_find("x86_64");
@@ -65,4 +68,10 @@ const struct pt_arch *pt_arch_host(void)
 #else
     return NULL;
 #endif
+}
+
+const struct pt_arch *pt_arch_host(void)
+{
+    const struct pt_arch *a = host_table();
+    return a && a->addr_size == sizeof(void *) ? a : NULL;
 }

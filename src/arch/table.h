@@ -5,8 +5,9 @@
  * A table is a list of instructions.  Each holds its bytes, its mnemonic,
  * an optional pc-relative fixup that points into the trampoline's data
  * words, and the CFI rules that hold AFTER it.  The emitter lays the
- * instructions out back to back, appends the data words (aligned to 8:
- * the target address, then the per-trampoline tag) and derives every
+ * instructions out back to back, appends the data words (each .addr_size
+ * bytes and aligned to it: the target address, then the per-trampoline
+ * tag) and derives every
  * DW_CFA_advance_loc from the byte offsets, so code and CFI cannot drift.
  * See docs/porting.md. */
 #ifndef PERFTRAMP_TABLE_H
@@ -136,6 +137,9 @@ struct pt_arch {
     uint16_t dwarf_regs;      /* one past the highest DWARF register number the ABI defines:
                                * perftramp_publish refuses rows naming a register at or past it */
     uint8_t big_endian;       /* byte order of code, data words and DWARF */
+    uint8_t addr_size;        /* 4 or 8: the size of an address, so of each data word, of an
+                               * absolute (absptr) pointer in .eh_frame, of a DWARF address, and
+                               * the ELF class of every image (4: ELFCLASS32, 8: ELFCLASS64) */
     uint8_t icache;           /* enum pt_icache: no default, a forgotten flush is silent under qemu */
     uint16_t code_align;      /* start alignment of every trampoline (bytes) */
 

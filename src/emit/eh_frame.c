@@ -288,14 +288,14 @@ size_t pt_eh_fde(struct pt_buf *b, size_t cie_off, int64_t code_rel, uint64_t ra
     return start;
 }
 
-size_t pt_eh_fde_abs(struct pt_buf *b, size_t cie_off, uint64_t pc_begin, uint64_t range,
+size_t pt_eh_fde_abs(struct pt_buf *b, const struct pt_arch *a, size_t cie_off, uint64_t pc_begin, uint64_t range,
                      const uint8_t *program, size_t program_len)
 {
     size_t start = b->len;
     pt_buf_u32(b, 0);                               /* length */
     pt_buf_u32(b, (uint32_t)(start + 4 - cie_off)); /* CIE pointer */
-    pt_buf_u64(b, pc_begin);                        /* absptr: 8 bytes on a 64-bit target */
-    pt_buf_u64(b, range);
+    pt_buf_addr(b, pc_begin, a->addr_size);         /* absptr: an address of the target's size */
+    pt_buf_addr(b, range, a->addr_size);
     pt_buf_uleb(b, 0);                              /* augmentation data length */
     pt_buf_put(b, program, program_len);
     pad_entry(b, start);

@@ -82,12 +82,12 @@ int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l);
 /* Appends a CIE; returns its offset in b. */
 size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a);
 /* A CIE whose FDEs use pointer encoding `fde_enc`: pcrel|sdata4 (what
- * pt_eh_cie writes) or DW_EH_PE_absptr, 8-byte absolute addresses that
- * reach code anywhere (published code may be far from the heap). */
+ * pt_eh_cie writes) or DW_EH_PE_absptr, absolute addresses of a->addr_size
+ * bytes that reach code anywhere (published code may be far from the heap). */
 size_t pt_eh_cie_enc(struct pt_buf *b, const struct pt_arch *a, uint8_t fde_enc);
-/* An FDE with absolute 8-byte pc_begin and pc_range (a CIE from
- * pt_eh_cie_enc(..., DW_EH_PE_absptr)).  Returns its offset in b. */
-size_t pt_eh_fde_abs(struct pt_buf *b, size_t cie_off, uint64_t pc_begin, uint64_t range,
+/* An FDE with absolute pc_begin and pc_range, a->addr_size bytes each (a
+ * CIE from pt_eh_cie_enc(..., DW_EH_PE_absptr)).  Returns its offset in b. */
+size_t pt_eh_fde_abs(struct pt_buf *b, const struct pt_arch *a, size_t cie_off, uint64_t pc_begin, uint64_t range,
                      const uint8_t *program, size_t program_len);
 /* Appends an FDE for code at `code_rel` bytes from the start of b's data
  * (code address minus the address b->data will have), covering `range`

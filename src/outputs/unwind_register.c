@@ -405,12 +405,12 @@ int pt_unwind_code_add(struct pt_unwind *u, const struct pt_unwind_code *c, void
 #ifdef PT_HAVE_NONGNU_HEADERS
     if (u->nongnu_register) {
         size_t fde_off;
-        uint64_t pc_begin;
-        /* the first FDE: after the CIE; absptr pc_begin 8 bytes in */
-        if (list_fdes(eh, len, &fde_off, 1) == 1 && fde_off + 24 <= len) {
-            memcpy(&pc_begin, eh + fde_off + 8, 8);
-            uint64_t range;
-            memcpy(&range, eh + fde_off + 16, 8);
+        uintptr_t pc_begin, range;
+        /* the first FDE: after the CIE; absptr pc_begin 8 bytes in, then
+         * pc_range, each an address of this process (the host table's) */
+        if (list_fdes(eh, len, &fde_off, 1) == 1 && fde_off + 8 + 2 * sizeof pc_begin <= len) {
+            memcpy(&pc_begin, eh + fde_off + 8, sizeof pc_begin);
+            memcpy(&range, eh + fde_off + 8 + sizeof pc_begin, sizeof range);
             intptr_t rel = (intptr_t)((uintptr_t)eh + fde_off - (uintptr_t)pc_begin);
             if (rel >= INT32_MIN && rel <= INT32_MAX && (r->table = malloc(2 * sizeof *r->table))) {
                 r->table[0] = 0;

@@ -123,10 +123,11 @@ static int take_rows(void *arg, const struct pt_cie *cie, const struct pt_fde *f
     return 1;
 }
 
-static int rows_of(const uint8_t *eh, size_t len, uint64_t eh_addr, bool be, uint64_t pc, struct fde_rows *fr,
-                   char *err, size_t errlen)
+static int rows_of(const uint8_t *eh, size_t len, uint64_t eh_addr, const struct pt_arch *a, uint64_t pc,
+                   struct fde_rows *fr, char *err, size_t errlen)
 {
-    struct pt_eh_ctx ctx = {.data = eh, .len = len, .address = eh_addr, .big_endian = be, .addr_size = 8};
+    struct pt_eh_ctx ctx = {.data = eh, .len = len, .address = eh_addr, .big_endian = a->big_endian,
+                            .addr_size = a->addr_size};
     memset(fr, 0, sizeof *fr);
     fr->pc = pc;
     fr->ctx = &ctx;
@@ -214,7 +215,7 @@ static void build_ours(const struct pt_arch *arch, struct ours *o)
         {".eh_frame", 1, 0x2 /* ALLOC */, OUR_EH, o->eh.data, o->eh.len, 8},
     };
     size_t len;
-    uint8_t *img = pt_elf_build(arch->elf_machine, arch->big_endian, secs, 2, NULL, 0, &len);
+    uint8_t *img = pt_elf_build(arch, secs, 2, NULL, 0, &len);
     ck_assert_ptr_nonnull(img);
     snprintf(o->elf_path, sizeof o->elf_path, "%s/%s-ours.o", workdir, arch->name);
     FILE *f = fopen(o->elf_path, "wb");
@@ -247,6 +248,8 @@ static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, 
     ck_assert_msg(pt_elf_open(&e, img, len, &why) == 0, "%s: %s", so, why);
     ck_assert_uint_eq(e.machine, arch->elf_machine);
     ck_assert_int_eq(e.big_endian, arch->big_endian);
+    ck_assert_msg(e.addr_size == arch->addr_size, "%s %s: ELFCLASS%d from the toolchain, the table's .addr_size is %u",
+                  arch->name, label, e.addr_size * 8, arch->addr_size);
     struct pt_elf_section text, eh;
     ck_assert_msg(pt_elf_section(&e, ".text", &text) == 0, "%s: no .text", so);
     ck_assert_msg(pt_elf_section(&e, ".eh_frame", &eh) == 0, "%s: no .eh_frame", so);
@@ -275,9 +278,9 @@ static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, 
 
     /* 2. rules at every instruction boundary, our decoder on both sides */
     struct fde_rows ref, mine;
-    ck_assert_msg(rows_of(eh.data, eh.size, eh.addr, arch->big_endian, text.addr, &ref, err, sizeof err) == 0,
+    ck_assert_msg(rows_of(eh.data, eh.size, eh.addr, arch, text.addr, &ref, err, sizeof err) == 0,
                   "%s %s: reference .eh_frame: %s", arch->name, label, err);
-    ck_assert_msg(rows_of(o->eh.data, o->eh.len, OUR_EH, arch->big_endian, OUR_TEXT, &mine, err, sizeof err) == 0,
+    ck_assert_msg(rows_of(o->eh.data, o->eh.len, OUR_EH, arch, OUR_TEXT, &mine, err, sizeof err) == 0,
                   "%s: emitted .eh_frame: %s", arch->name, err);
     for (size_t i = 0; i < arch->n_insns; i++) {
         uint64_t off = o->l.insn_off[i];
