@@ -59,6 +59,7 @@ const struct pt_arch pt_arch_arm = {
     .elf_flags = 0x05000000, /* EF_ARM_EABI_VER5 (ELF for the Arm Architecture, 5.2.1); no float ABI claimed */
     .dwarf_regs = 288,       /* 0-15 r, 64-95 s (obsolete), 104-127 iWMMXt, 256-287 d (aadwarf32 3.1) */
     .big_endian = 0,
+    .addr_size = 4,
     .icache = PT_ICACHE_FLUSH, /* Arm ARM A3.5.4 / B2.2.9: instruction fetch does not see data writes */
     .code_align = 8,
     .cie_code_align = 2, /* as gas and clang: Thumb instructions are 2 bytes */

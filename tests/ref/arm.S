@@ -35,11 +35,11 @@ perftramp_ref:
 	.cfi_restore 13
 	.cfi_restore 14
 	bx	lr
-	.balign	8, 0
+	.balign	4, 0
 .Ltarget:
-	.quad	0
+	.long	0
 .Ltag:
-	.quad	0
+	.long	0
 	.cfi_endproc		/* the FDE covers the data words too, as the emitter's does */
 	.fnend
 	.size	perftramp_ref, . - perftramp_ref
