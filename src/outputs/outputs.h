@@ -92,7 +92,7 @@ struct pt_ehabi_region;
  * definition is the one libgcc binds to). */
 int pt_ehabi_usable(void);
 /* Registers [lo, hi) with its index table of `count` entries: an id >= 0,
- * or -1 with errno (ENOSPC: every range slot taken). */
+ * or -1 with errno (ENOSPC: 65,536 ranges registered; ENOMEM). */
 int pt_ehabi_add(uintptr_t lo, uintptr_t hi, const void *index, size_t count);
 void pt_ehabi_remove(int id);
 /* The index table covering pc and its entry count, or 0. */

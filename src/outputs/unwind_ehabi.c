@@ -24,8 +24,11 @@
  * with a sequence count (odd while a writer changes it); a reader that
  * sees it odd or changed tries again a few times, then skips the slot: a
  * range being added has no live code yet, one being removed none any
- * more.  Writers serialize on a mutex.  Readers scan the slots ever used
- * (a dozen arenas hold a million trampolines). */
+ * more.  Writers serialize on a mutex.  The slots come in chunks a writer
+ * allocates when all are taken and nobody frees (a reader may be in one):
+ * 65,536 ranges at most, arenas and published regions together.  Readers
+ * scan the slots ever used: a dozen arenas hold a million trampolines, but
+ * each published region is a range of its own. */
 #include "config.h"
 
 #include "outputs/outputs.h"
@@ -36,9 +39,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
-#define PT_EHABI_RANGES 1024
+#define PT_EHABI_CHUNK 256
+#define PT_EHABI_CHUNKS 256
 
 struct range {
     atomic_uint seq;
@@ -46,9 +51,14 @@ struct range {
     atomic_int count;
 };
 
-static struct range ranges[PT_EHABI_RANGES];
-static atomic_size_t ranges_used; /* slots [0, ranges_used) were ever used */
+static _Atomic(struct range *) chunks[PT_EHABI_CHUNKS];
+static atomic_size_t ranges_used; /* slots [0, ranges_used) were ever used, their chunks published */
 static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct range *range_at(size_t i)
+{
+    return atomic_load_explicit(&chunks[i / PT_EHABI_CHUNK], memory_order_acquire) + i % PT_EHABI_CHUNK;
+}
 
 int pt_ehabi_add(uintptr_t lo, uintptr_t hi, const void *index, size_t count)
 {
@@ -58,14 +68,22 @@ int pt_ehabi_add(uintptr_t lo, uintptr_t hi, const void *index, size_t count)
     }
     pthread_mutex_lock(&ranges_lock);
     size_t used = atomic_load_explicit(&ranges_used, memory_order_relaxed), i = 0;
-    while (i < used && atomic_load_explicit(&ranges[i].hi, memory_order_relaxed))
+    while (i < used && atomic_load_explicit(&range_at(i)->hi, memory_order_relaxed))
         i++;
-    if (i == PT_EHABI_RANGES) {
+    int e = i == (size_t)PT_EHABI_CHUNKS * PT_EHABI_CHUNK ? ENOSPC : 0;
+    if (!e && !atomic_load_explicit(&chunks[i / PT_EHABI_CHUNK], memory_order_relaxed)) {
+        struct range *c = calloc(PT_EHABI_CHUNK, sizeof *c);
+        if (c)
+            atomic_store_explicit(&chunks[i / PT_EHABI_CHUNK], c, memory_order_release);
+        else
+            e = ENOMEM;
+    }
+    if (e) {
         pthread_mutex_unlock(&ranges_lock);
-        errno = ENOSPC;
+        errno = e;
         return -1;
     }
-    struct range *r = &ranges[i];
+    struct range *r = range_at(i);
     unsigned s = atomic_load_explicit(&r->seq, memory_order_relaxed);
     atomic_store_explicit(&r->seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -82,10 +100,10 @@ int pt_ehabi_add(uintptr_t lo, uintptr_t hi, const void *index, size_t count)
 
 void pt_ehabi_remove(int id)
 {
-    if (id < 0 || id >= PT_EHABI_RANGES)
+    if (id < 0 || (size_t)id >= atomic_load_explicit(&ranges_used, memory_order_acquire))
         return;
     pthread_mutex_lock(&ranges_lock);
-    struct range *r = &ranges[id];
+    struct range *r = range_at((size_t)id);
     unsigned s = atomic_load_explicit(&r->seq, memory_order_relaxed);
     atomic_store_explicit(&r->seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -101,7 +119,7 @@ uintptr_t pt_ehabi_find(uintptr_t pc, int *count)
 {
     size_t used = atomic_load_explicit(&ranges_used, memory_order_acquire);
     for (size_t i = 0; i < used; i++) {
-        struct range *r = &ranges[i];
+        struct range *r = range_at(i);
         for (int tries = 0; tries < 4; tries++) {
             unsigned s = atomic_load_explicit(&r->seq, memory_order_acquire);
             if (s & 1)

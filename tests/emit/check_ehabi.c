@@ -384,6 +384,21 @@ START_TEST(registry_while_ranges_come_and_go)
     ck_assert_int_eq(atomic_load(&wrong), 0);
     int n = 0;
     ck_assert_uint_eq(pt_ehabi_find(0x80000 + 8, &n), 0); /* all removed */
+    /* more ranges than one chunk of slots holds, each found, then gone */
+    static int ids[600];
+    for (int i = 0; i < 600; i++) {
+        ids[i] = pt_ehabi_add(0x1000000 + (uintptr_t)i * 0x100, 0x1000000 + (uintptr_t)i * 0x100 + 0x80, table_b, 3);
+        ck_assert_int_ge(ids[i], 0);
+    }
+    for (int i = 0; i < 600; i++) {
+        n = 0;
+        ck_assert_uint_eq(pt_ehabi_find(0x1000000 + (uintptr_t)i * 0x100 + 0x7f, &n), (uintptr_t)table_b);
+        ck_assert_int_eq(n, 3);
+        ck_assert_uint_eq(pt_ehabi_find(0x1000000 + (uintptr_t)i * 0x100 + 0x80, &n), 0);
+    }
+    for (int i = 0; i < 600; i++)
+        pt_ehabi_remove(ids[i]);
+    ck_assert_uint_eq(pt_ehabi_find(0x1000000 + 8, &n), 0);
     pt_ehabi_remove(kept);
     ck_assert_uint_eq(pt_ehabi_find(0x10000 + 8, &n), 0);
 }
