@@ -17,6 +17,10 @@ export HOME=/tmp/home
 mkdir -p "$HOME" out
 cd /payload || exit 1
 SECS=${PT_GUEST_SECONDS:-1}
+# the edges recordings' seconds (file "edge_seconds", from perf_guest.sh):
+# longer where perf's dwarf recording leaves the workload few samples on
+# the trampoline (32-bit Arm: 50-97 in py::leaf in 1 s, the floor being 50)
+EDGE_SECS=$(cat edge_seconds 2> /dev/null || echo "$SECS")
 MIN=50      # samples a proof must see: fewer is a failed measurement
 MIN_EDGE=20 # samples at pcs where only the trampoline's FDE unwinds it
 WANT="pt_eval py::inner pt_eval py::middle pt_eval py::outer pt_eval py::main main"
@@ -70,7 +74,8 @@ record() {
     # (docs/facts.md)
     JITDUMPDIR=/tmp PERFTRAMP_ELF_DIR=/tmp/$name.elf \
         perf record -q "$@" -e cpu-clock -F 1000 --call-graph "$cg" -o "$name.data" \
-        -- bin/perf_workload "$output" "$SECS" "$mode" > "$name.out" 2> "$name.err"
+        -- bin/perf_workload "$output" "$([ "$mode" = edges ] && echo "$EDGE_SECS" || echo "$SECS")" "$mode" \
+        > "$name.out" 2> "$name.err"
     rc=$?
     pid=$(awk '/^pid /{print $2}' "$name.out")
     [ $rc -eq 0 ] && [ -n "$pid" ] && return 0
