@@ -521,18 +521,27 @@ static void write_file(const char *name, const void *data, size_t len)
     fclose(f);
 }
 
-/* Reads `name` back: its class and machine are the table's, and symbol
- * k (1..n) of .symtab is "<prefix><k-1>" at value0 + (k-1) * step. */
-static void read_back(const struct pt_arch *a, const char *name, size_t n, uint64_t value0, uint64_t step,
-                      uint64_t size)
+/* The file `name` of the test's directory (up to 1 MiB), in a buffer the
+ * next call reuses. */
+static const uint8_t *read_file(const char *name, size_t *len)
 {
     char p[400];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "rb");
     ck_assert_ptr_nonnull(f);
     static uint8_t buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf, f);
+    *len = fread(buf, 1, sizeof buf, f);
     fclose(f);
+    return buf;
+}
+
+/* Reads `name` back: its class and machine are the table's, and symbol
+ * k (1..n) of .symtab is "<prefix><k-1>" at value0 + (k-1) * step. */
+static void read_back(const struct pt_arch *a, const char *name, size_t n, uint64_t value0, uint64_t step,
+                      uint64_t size)
+{
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
     struct pt_elf e;
     const char *why = "";
     ck_assert_msg(pt_elf_open(&e, buf, len, &why) == 0, "%s: %s", name, why);
@@ -560,13 +569,8 @@ static void read_back(const struct pt_arch *a, const char *name, size_t n, uint6
  * the file's class: complete, with its `n` symbols. */
 static void arena_complete(const struct pt_arch *a, const char *name, size_t n)
 {
-    char p[400];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "rb");
-    ck_assert_ptr_nonnull(f);
-    static uint8_t buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
     struct pt_arena_report r;
     pt_elf_arena_check(buf, len, &r);
     ck_assert_msg(r.state == PT_ARENA_COMPLETE && r.symbols == n && r.machine == a->elf_machine,
