@@ -82,7 +82,7 @@ static int emit(const struct pt_arch *a, struct emitted *e)
     e->hdr_addr = e->eh_addr + e->eh_size;
 
     struct pt_eh_ctx ctx = {.data = e->blob.data, .len = e->eh_size, .address = e->eh_addr,
-                            .big_endian = a->big_endian, .addr_size = 8};
+                            .big_endian = a->big_endian, .addr_size = a->addr_size};
     if (pt_eh_walk(&ctx, first_fde, e, &e->n_cies, &e->n_fdes) < 0 || e->n_fdes != 1) {
         fprintf(stderr, "perftramp: %s: emitted .eh_frame does not decode: %s\n", a->name,
                 ctx.error[0] ? ctx.error : "not exactly one FDE");
@@ -94,7 +94,7 @@ static int emit(const struct pt_arch *a, struct emitted *e)
         return -1;
     }
     struct pt_eh_ctx hctx = {.data = e->blob.data + e->eh_size, .len = e->blob.len - e->eh_size,
-                             .address = e->hdr_addr, .big_endian = a->big_endian, .addr_size = 8};
+                             .address = e->hdr_addr, .big_endian = a->big_endian, .addr_size = a->addr_size};
     if (pt_eh_hdr_decode(&hctx, &e->hdr, hdr_row, e) < 0) {
         fprintf(stderr, "perftramp: %s: emitted .eh_frame_hdr does not decode: %s\n", a->name, hctx.error);
         return -1;
@@ -175,12 +175,13 @@ static void print_insns(FILE *out, const struct emitted *e)
                     e->l.word_off[in->fixup_word]);
         fputc('\n', out);
     }
+    bool quad = a->addr_size == 8;
     if (e->l.word_off[0] > e->l.code_len)
-        fprintf(out, "  0x%04zx  (%zu bytes of zero padding to 8)\n", e->l.code_len,
-                e->l.word_off[0] - e->l.code_len);
+        fprintf(out, "  0x%04zx  (%zu bytes of zero padding to %u)\n", e->l.code_len,
+                e->l.word_off[0] - e->l.code_len, (unsigned)a->addr_size);
     for (int w = 0; w < PT_WORD_COUNT; w++)
-        fprintf(out, "  0x%04zx  %-24s .quad %s   (data word, written per trampoline)\n", e->l.word_off[w],
-                "xx xx xx xx xx xx xx xx", word_name(w));
+        fprintf(out, "  0x%04zx  %-24s %s %s   (data word, written per trampoline)\n", e->l.word_off[w],
+                quad ? "xx xx xx xx xx xx xx xx" : "xx xx xx xx", quad ? ".quad" : ".long", word_name(w));
     fprintf(out, "  0x%04zx  end (one trampoline = %zu bytes)\n", e->l.size, e->l.size);
 }
 
@@ -329,7 +330,7 @@ static int write_raw(const char *dir, const struct emitted *e)
     /* ET_REL: a symbol value is an offset in its section */
     struct pt_elf_out_symbol syms[] = {{sym, 0, 0, e->l.code_len}};
     size_t elf_len = 0;
-    uint8_t *elf = pt_elf_build(a->elf_machine, a->big_endian, secs, 3, syms, 1, &elf_len);
+    uint8_t *elf = pt_elf_build(a, secs, 3, syms, 1, &elf_len);
     if (!elf) {
         fprintf(stderr, "perftramp: ELF image: %s\n", strerror(errno));
         return -1;
@@ -427,6 +428,8 @@ int cli_arch_main(int argc, char **argv)
     print_insns(stdout, e);
     print_rules(stdout, e);
     print_eh(stdout, e);
+    if (a->ehabi)
+        cli_ehabi_print(stdout, &e->l, e->rows, e->n_rows);
     if (raw && write_raw(raw, e) < 0)
         rc = CLI_USAGE;
 out:

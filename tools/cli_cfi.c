@@ -24,14 +24,6 @@
 
 #define CFI_MAX_ROWS 512
 
-static uint64_t rd(const struct pt_elf *e, const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)p[e->big_endian ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
 /* A function symbol by name (.symtab, then .dynsym): 0, or -1. */
 static int find_symbol(const struct pt_elf *e, const char *name, uint64_t *addr)
 {
@@ -41,14 +33,13 @@ static int find_symbol(const struct pt_elf *e, const char *name, uint64_t *addr)
         if (pt_elf_section(e, tabs[t][0], &sym) < 0 || pt_elf_section(e, tabs[t][1], &str) < 0 || !sym.data ||
             !str.data)
             continue;
-        for (uint64_t off = 24; off + 24 <= sym.size; off += 24) {
-            const uint8_t *s = sym.data + off;
-            uint64_t n = rd(e, s, 4);
-            if ((s[4] & 0xf) != 2 /* STT_FUNC */ || n >= str.size)
+        struct pt_elf_symbol s;
+        for (size_t i = 1; pt_elf_symbol(e, &sym, i, &s) == 0; i++) {
+            if ((s.info & 0xf) != 2 /* STT_FUNC */ || s.name >= str.size)
                 continue;
-            const char *sn = (const char *)str.data + n;
-            if (memchr(sn, 0, str.size - n) && strcmp(sn, name) == 0 && rd(e, s + 8, 8)) {
-                *addr = rd(e, s + 8, 8);
+            const char *sn = (const char *)str.data + s.name;
+            if (memchr(sn, 0, str.size - s.name) && strcmp(sn, name) == 0 && s.value) {
+                *addr = s.value;
                 return 0;
             }
         }
@@ -76,7 +67,7 @@ static int entry_row(const struct pt_arch *a, struct pt_row *out)
     size_t cie = pt_eh_cie(&b, a);
     pt_eh_fde(&b, cie, 0, 1, NULL, 0);
     pt_eh_terminator(&b);
-    struct pt_eh_ctx ctx = {.data = b.data, .len = b.len, .big_endian = a->big_endian, .addr_size = 8};
+    struct pt_eh_ctx ctx = {.data = b.data, .len = b.len, .big_endian = a->big_endian, .addr_size = a->addr_size};
     struct entry_ctx ec = {.ctx = &ctx};
     int r = b.failed ? -1 : pt_eh_walk(&ctx, entry_cb, &ec, NULL, NULL);
     pt_buf_free(&b);
@@ -237,12 +228,13 @@ int cli_cfi_main(int argc, char **argv)
     const char *why = NULL;
     struct pt_elf_section eh;
     if (pt_elf_open(&e, data, len, &why) < 0) {
-        fprintf(stderr, "perftramp cfi: %s: not an ELF64 file we read: %s\n", path, why ? why : "?");
+        fprintf(stderr, "perftramp cfi: %s: not an ELF file we read: %s\n", path, why ? why : "?");
         goto out;
     }
     struct job j = {0};
     for (size_t k = 0; k < pt_arch_count; k++)
-        if (pt_arch_list[k]->elf_machine == e.machine && pt_arch_list[k]->big_endian == e.big_endian)
+        if (pt_arch_list[k]->elf_machine == e.machine && pt_arch_list[k]->big_endian == e.big_endian &&
+            pt_arch_list[k]->addr_size == e.addr_size)
             j.arch = pt_arch_list[k];
     if (!j.arch) {
         fprintf(stderr, "perftramp cfi: %s: machine %u has no perftramp table\n", path, (unsigned)e.machine);
@@ -276,7 +268,7 @@ int cli_cfi_main(int argc, char **argv)
         goto out;
     }
     struct pt_eh_ctx ctx = {.data = eh.data, .len = eh.size, .address = eh.addr, .big_endian = e.big_endian,
-                            .addr_size = 8};
+                            .addr_size = e.addr_size};
     j.ctx = &ctx;
     printf("/* %s: .eh_frame rows in perftramp_publish's form (%s; offsets from the function's start) */\n", path,
            j.arch->name);

@@ -40,6 +40,7 @@ const struct pt_arch pt_arch_aarch64 = {
     .elf_machine = EM_AARCH64,
     .dwarf_regs = 96, /* 0-30 x, 31 sp, 32 pc, 33 ELR_mode, 34 RA_SIGN_STATE, 46 VG, 48-63 p, 64-95 v (aadwarf64) */
     .big_endian = 0,
+    .addr_size = 8,
     .icache = PT_ICACHE_FLUSH, /* Arm ARM B2.4.4: instruction fetch is not coherent with data writes */
     .code_align = 16,
     .cie_code_align = 4, /* as gas: every instruction is 4 bytes */

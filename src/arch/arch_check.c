@@ -44,6 +44,8 @@ int pt_arch_check(const struct pt_arch *a, const char **why)
         return fail(why, "table has no .clang_target");
     if (a->elf_machine == 0)
         return fail(why, "table has no .elf_machine");
+    if (a->addr_size != 4 && a->addr_size != 8)
+        return fail(why, "table's .addr_size is not 4 or 8");
     if (a->icache != PT_ICACHE_COHERENT && a->icache != PT_ICACHE_FLUSH)
         return fail(why, "table has no .icache (PT_ICACHE_COHERENT or PT_ICACHE_FLUSH)");
     if (a->code_align == 0 || (a->code_align & (a->code_align - 1)))

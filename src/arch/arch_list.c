@@ -10,6 +10,7 @@ extern const struct pt_arch pt_arch_aarch64;
 extern const struct pt_arch pt_arch_riscv64;
 extern const struct pt_arch pt_arch_ppc64le;
 extern const struct pt_arch pt_arch_s390x;
+extern const struct pt_arch pt_arch_arm;
 extern const struct pt_arch pt_arch_x86_64_near;
 
 const struct pt_arch *const pt_arch_list[] = {
@@ -18,6 +19,7 @@ const struct pt_arch *const pt_arch_list[] = {
     &pt_arch_riscv64,
     &pt_arch_ppc64le,
     &pt_arch_s390x,
+    &pt_arch_arm,
 };
 const size_t pt_arch_count = sizeof pt_arch_list / sizeof pt_arch_list[0];
 
@@ -46,7 +48,10 @@ const struct pt_arch *pt_arch_find(const char *name)
     return NULL;
 }
 
-const struct pt_arch *pt_arch_host(void)
+/* The table of the CPU this build runs on, NULL when none: the machine
+ * named by the compiler, and only if its addresses are this build's
+ * pointers (an ILP32 build of a 64-bit CPU, x32 say, has no table). */
+static const struct pt_arch *host_table(void)
 {
 #if defined(__x86_64__)
     return pt_arch_find("x86_64");
@@ -58,7 +63,15 @@ const struct pt_arch *pt_arch_host(void)
     return pt_arch_find("ppc64le");
 #elif defined(__s390x__)
     return pt_arch_find("s390x");
+#elif defined(__arm__) && defined(__ARM_EABI__) && !defined(__ARMEB__)
+    return pt_arch_find("arm");
 #else
     return NULL;
 #endif
+}
+
+const struct pt_arch *pt_arch_host(void)
+{
+    const struct pt_arch *a = host_table();
+    return a && a->addr_size == sizeof(void *) ? a : NULL;
 }

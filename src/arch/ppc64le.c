@@ -66,6 +66,7 @@ const struct pt_arch pt_arch_ppc64le = {
     .elf_flags = 2, /* ELFv2 ABI */
     .dwarf_regs = 114, /* 0-31 r, 32-63 f, 65 lr, 66 ctr, 68-75 cr, 76 xer, 77-108 vr, 109 vrsave, 110-113 vscr/... (ELFv2) */
     .big_endian = 0,
+    .addr_size = 8,
     .icache = PT_ICACHE_FLUSH, /* separate, non-coherent instruction cache */
     .code_align = 16,        /* instructions need 4, the literal 8 */
     .cie_code_align = 4,

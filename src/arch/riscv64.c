@@ -49,6 +49,7 @@ const struct pt_arch pt_arch_riscv64 = {
     .elf_flags = 0x5, /* EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE (lp64d) */
     .dwarf_regs = 128, /* 0-31 x, 32-63 f, 96-127 v (psABI, "DWARF") */
     .big_endian = 0,
+    .addr_size = 8,
     .icache = PT_ICACHE_FLUSH, /* fence.i / riscv_flush_icache: fetch is not coherent */
     .code_align = 16,
     .cie_code_align = 1, /* as gas and clang (RVC makes 2-byte steps possible) */

@@ -45,6 +45,7 @@ const struct pt_arch pt_arch_s390x = {
     .elf_machine = EM_S390,
     .dwarf_regs = 66, /* 0-15 r, 16-31 f, 32-47 cr, 48-63 a, 64-65 psw (ELF ABI, "DWARF Register Number Mapping") */
     .big_endian = 1,
+    .addr_size = 8,
     .icache = PT_ICACHE_FLUSH, /* prefetched code may survive stores through the other view: serialize */
     .code_align = 8,         /* LGRL's operand must be doubleword aligned */
     .cie_code_align = 1,

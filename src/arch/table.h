@@ -5,8 +5,9 @@
  * A table is a list of instructions.  Each holds its bytes, its mnemonic,
  * an optional pc-relative fixup that points into the trampoline's data
  * words, and the CFI rules that hold AFTER it.  The emitter lays the
- * instructions out back to back, appends the data words (aligned to 8:
- * the target address, then the per-trampoline tag) and derives every
+ * instructions out back to back, appends the data words (each .addr_size
+ * bytes and aligned to it: the target address, then the per-trampoline
+ * tag) and derives every
  * DW_CFA_advance_loc from the byte offsets, so code and CFI cannot drift.
  * See docs/porting.md. */
 #ifndef PERFTRAMP_TABLE_H
@@ -54,6 +55,7 @@ enum pt_fixup_kind {
     PT_FIX_RV_PCREL_LO12, /* I-type imm12, from the PREVIOUS insn (its AUIPC) */
     PT_FIX_PPC_DS16,      /* DS-form (ld) 16-bit, from the PREVIOUS insn's address */
     PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
+    PT_FIX_A32_LDR_LIT12, /* A32 LDR (literal) U + imm12, from this insn + 8 */
 
     /* Relocations: fields that hold the distance from an instruction to
      * the VALUE of a data word (the target address), not to the word's
@@ -135,6 +137,9 @@ struct pt_arch {
     uint16_t dwarf_regs;      /* one past the highest DWARF register number the ABI defines:
                                * perftramp_publish refuses rows naming a register at or past it */
     uint8_t big_endian;       /* byte order of code, data words and DWARF */
+    uint8_t addr_size;        /* 4 or 8: the size of an address, so of each data word, of an
+                               * absolute (absptr) pointer in .eh_frame, of a DWARF address, and
+                               * the ELF class of every image (4: ELFCLASS32, 8: ELFCLASS64) */
     uint8_t icache;           /* enum pt_icache: no default, a forgotten flush is silent under qemu */
     uint16_t code_align;      /* start alignment of every trampoline (bytes) */
 
@@ -163,6 +168,11 @@ struct pt_arch {
      * decodes.  At least one of the two. */
     struct pt_nop nops[PT_MAX_NOPS];
     uint8_t x86_nop_forms;
+
+    /* Optional: the machine's in-process unwinder reads Arm EHABI tables
+     * (.ARM.exidx/.ARM.extab: libgcc on 32-bit Arm), which the emitter
+     * derives from the same CFI rows (src/emit/ehabi.c). */
+    uint8_t ehabi;
 };
 
 /* 0, or -1 with errno EINVAL and the missing or inconsistent field in

@@ -34,6 +34,7 @@ const struct pt_arch pt_arch_x86_64 = {
     .elf_machine = EM_X86_64,
     .dwarf_regs = 83, /* 0-16 GPRs+RA, 17-32 xmm, ..., 67-82 xmm16+ (psABI, "DWARF Register Number Mapping") */
     .big_endian = 0,
+    .addr_size = 8,
     .icache = PT_ICACHE_COHERENT, /* instruction fetch snoops stores */
     .code_align = 16,
     .cie_code_align = 1,

@@ -42,6 +42,7 @@ const struct pt_arch pt_arch_x86_64_near = {
     .elf_machine = EM_X86_64,
     .dwarf_regs = 83, /* as x86_64.c */
     .big_endian = 0,
+    .addr_size = 8,
     .icache = PT_ICACHE_COHERENT,
     .code_align = 16,
     .cie_code_align = 1,

@@ -96,6 +96,14 @@ void pt_store_u64(uint8_t *p, uint64_t v, bool big_endian)
     memcpy(p, &v, 8);
 }
 
+void pt_store_addr(uint8_t *p, uint64_t v, unsigned size, bool big_endian)
+{
+    if (size == 8)
+        pt_store_u64(p, v, big_endian);
+    else
+        pt_store_u32(p, (uint32_t)v, big_endian);
+}
+
 uint32_t pt_load_u32(const uint8_t *p, bool big_endian)
 {
     uint32_t v;
@@ -117,6 +125,14 @@ void pt_buf_u64(struct pt_buf *b, uint64_t v)
         return;
     pt_store_u64(b->data + b->len, v, b->big_endian);
     b->len += 8;
+}
+
+void pt_buf_addr(struct pt_buf *b, uint64_t v, unsigned size)
+{
+    if (size == 8)
+        pt_buf_u64(b, v);
+    else
+        pt_buf_u32(b, (uint32_t)v);
 }
 
 size_t pt_uleb_encode(uint8_t out[10], uint64_t v)

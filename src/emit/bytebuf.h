@@ -26,6 +26,9 @@ void pt_buf_u8(struct pt_buf *b, uint8_t v);
 void pt_buf_u16(struct pt_buf *b, uint16_t v);
 void pt_buf_u32(struct pt_buf *b, uint32_t v);
 void pt_buf_u64(struct pt_buf *b, uint64_t v);
+/* An address of `size` bytes (4 or 8, the table's .addr_size): of 4, the
+ * low half of v. */
+void pt_buf_addr(struct pt_buf *b, uint64_t v, unsigned size);
 void pt_buf_uleb(struct pt_buf *b, uint64_t v);
 void pt_buf_sleb(struct pt_buf *b, int64_t v);
 /* Overwrites 4 bytes at `at` (which must already be written). */
@@ -34,6 +37,7 @@ void pt_buf_set_u32(struct pt_buf *b, size_t at, uint32_t v);
 /* Stores in a given byte order at p. */
 void pt_store_u32(uint8_t *p, uint32_t v, bool big_endian);
 void pt_store_u64(uint8_t *p, uint64_t v, bool big_endian);
+void pt_store_addr(uint8_t *p, uint64_t v, unsigned size, bool big_endian);
 uint32_t pt_load_u32(const uint8_t *p, bool big_endian);
 
 /* LEB128 into a small array; returns the byte count (at most 10). */

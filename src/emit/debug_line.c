@@ -44,14 +44,6 @@ void pt_dwarf_abbrev(struct pt_buf *b)
     pt_buf_uleb(b, 0); /* end of the table */
 }
 
-static void put_addr(struct pt_buf *b, unsigned addr_size, uint64_t v)
-{
-    if (addr_size == 8)
-        pt_buf_u64(b, v);
-    else
-        pt_buf_u32(b, (uint32_t)v);
-}
-
 int pt_dwarf_line_unit(struct pt_buf *info, struct pt_buf *line, unsigned addr_size, uint64_t addr, uint64_t size,
                        const char *file, unsigned line_no)
 {
@@ -72,8 +64,8 @@ int pt_dwarf_line_unit(struct pt_buf *info, struct pt_buf *line, unsigned addr_s
     pt_buf_u8(info, (uint8_t)addr_size);
     pt_buf_uleb(info, 1);
     pt_buf_u32(info, (uint32_t)line_start);
-    put_addr(info, addr_size, addr);
-    put_addr(info, addr_size, addr + size);
+    pt_buf_addr(info, addr, addr_size);
+    pt_buf_addr(info, addr + size, addr_size);
 
     /* .debug_line: unit_length, version 2, header_length, the header
      * fields, no include directory, one file, then the program */
@@ -100,7 +92,7 @@ int pt_dwarf_line_unit(struct pt_buf *info, struct pt_buf *line, unsigned addr_s
     pt_buf_u8(line, 0);
     pt_buf_uleb(line, 1 + addr_size);
     pt_buf_u8(line, DW_LNE_set_address);
-    put_addr(line, addr_size, addr);
+    pt_buf_addr(line, addr, addr_size);
     pt_buf_u8(line, DW_LNS_advance_line);
     pt_buf_sleb(line, (int64_t)line_no - 1);
     pt_buf_u8(line, DW_LNS_copy);

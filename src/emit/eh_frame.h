@@ -72,18 +72,22 @@ int pt_cfi_op(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi *c)
  * -1 with errno EINVAL for an op the arch cannot encode. */
 int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi_row *rows, size_t n,
                         size_t code_size);
+/* A laid-out table's rules as rows (each instruction's at its end), in
+ * order; rows has room for PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI.  Returns
+ * their number. */
+size_t pt_layout_cfi_rows(const struct pt_layout *l, struct pt_cfi_row *rows);
 /* The FDE program of a laid-out table: its rows, then pt_cfi_rows_program. */
 int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l);
 
 /* Appends a CIE; returns its offset in b. */
 size_t pt_eh_cie(struct pt_buf *b, const struct pt_arch *a);
 /* A CIE whose FDEs use pointer encoding `fde_enc`: pcrel|sdata4 (what
- * pt_eh_cie writes) or DW_EH_PE_absptr, 8-byte absolute addresses that
- * reach code anywhere (published code may be far from the heap). */
+ * pt_eh_cie writes) or DW_EH_PE_absptr, absolute addresses of a->addr_size
+ * bytes that reach code anywhere (published code may be far from the heap). */
 size_t pt_eh_cie_enc(struct pt_buf *b, const struct pt_arch *a, uint8_t fde_enc);
-/* An FDE with absolute 8-byte pc_begin and pc_range (a CIE from
- * pt_eh_cie_enc(..., DW_EH_PE_absptr)).  Returns its offset in b. */
-size_t pt_eh_fde_abs(struct pt_buf *b, size_t cie_off, uint64_t pc_begin, uint64_t range,
+/* An FDE with absolute pc_begin and pc_range, a->addr_size bytes each (a
+ * CIE from pt_eh_cie_enc(..., DW_EH_PE_absptr)).  Returns its offset in b. */
+size_t pt_eh_fde_abs(struct pt_buf *b, const struct pt_arch *a, size_t cie_off, uint64_t pc_begin, uint64_t range,
                      const uint8_t *program, size_t program_len);
 /* Appends an FDE for code at `code_rel` bytes from the start of b's data
  * (code address minus the address b->data will have), covering `range`

@@ -14,9 +14,6 @@
 #include <string.h>
 
 enum {
-    EHDR_SIZE = 64,
-    PHDR_SIZE = 56,
-    SHDR_SIZE = 64,
     N_PHDRS = 3,
     N_SHDRS = 11, /* null .note.gnu.build-id .text .eh_frame .eh_frame_hdr .symtab .strtab .shstrtab
                    * .debug_abbrev .debug_info .debug_line */
@@ -62,14 +59,17 @@ static size_t round_up(size_t v, size_t to)
 int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
 {
     memset(p, 0, sizeof *p);
-    if (!g->n_slots || !g->stride || !g->page || !g->code_align || (g->code_align & (g->code_align - 1)) ||
+    if ((g->addr_size != 4 && g->addr_size != 8) || !g->n_slots || !g->stride || !g->page || !g->code_align ||
+        (g->code_align & (g->code_align - 1)) ||
         g->eh_rel < g->n_slots * g->stride ||
         g->eh_rel + g->cie_size + g->n_slots * g->fde_size + 4 > g->block_bytes) {
         errno = EINVAL;
         return -1;
     }
     p->g = *g;
-    p->note_off = EHDR_SIZE + N_PHDRS * PHDR_SIZE;
+    const struct pt_elf_class *c = p->cls = pt_elf_class(g->addr_size);
+    p->sym_size = c->sym;
+    p->note_off = c->ehdr + N_PHDRS * c->phdr;
     p->note_size = 12 + 4 + PT_ELF_BUILD_ID_SIZE; /* namesz descsz type "GNU\0" id */
     size_t align = g->code_align > 64 ? g->code_align : 64;
     p->text_off = round_up(p->note_off + p->note_size, align);
@@ -82,9 +82,9 @@ int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
     p->map_size = round_up(p->load_size, g->page);
     p->shstr_off = p->map_size;
     p->shstr_size = sizeof shstrtab;
-    p->shdr_off = round_up(p->shstr_off + p->shstr_size, 8);
-    p->symtab_off = p->shdr_off + N_SHDRS * SHDR_SIZE;
-    p->symtab_cap = (g->n_slots + 1) * PT_ELF_SYM_SIZE;
+    p->shdr_off = round_up(p->shstr_off + p->shstr_size, c->addr);
+    p->symtab_off = p->shdr_off + N_SHDRS * c->shdr;
+    p->symtab_cap = (g->n_slots + 1) * c->sym;
     /* the DWARF rooms before .strtab, which stays last: a name past its
      * room grows the file */
     uint8_t abbrev[32];
@@ -100,27 +100,15 @@ int pt_elf_so_plan(struct pt_elf_so_plan *p, const struct pt_elf_so_geometry *g)
     p->strtab_off = p->line_off + p->line_cap;
     p->file_size = round_up(p->strtab_off + g->n_slots * PT_ELF_STR_ROOM + 1, g->page);
     p->strtab_cap = p->file_size - p->strtab_off;
-    p->symtab_size_at = p->shdr_off + SHNDX_SYMTAB * SHDR_SIZE + 32;
-    p->strtab_size_at = p->shdr_off + SHNDX_STRTAB * SHDR_SIZE + 32;
-    p->info_size_at = p->shdr_off + SHNDX_INFO * SHDR_SIZE + 32;
-    p->line_size_at = p->shdr_off + SHNDX_LINE * SHDR_SIZE + 32;
+    p->symtab_size_at = p->shdr_off + SHNDX_SYMTAB * c->shdr + c->sh_size;
+    p->strtab_size_at = p->shdr_off + SHNDX_STRTAB * c->shdr + c->sh_size;
+    p->info_size_at = p->shdr_off + SHNDX_INFO * c->shdr + c->sh_size;
+    p->line_size_at = p->shdr_off + SHNDX_LINE * c->shdr + c->sh_size;
     if (p->load_size > INT32_MAX) {
         errno = EFBIG;
         return -1;
     }
     return 0;
-}
-
-static void phdr(struct pt_buf *b, uint32_t type, uint32_t flags, uint64_t off, uint64_t size, uint64_t align)
-{
-    pt_buf_u32(b, type);
-    pt_buf_u32(b, flags);
-    pt_buf_u64(b, off);  /* p_offset */
-    pt_buf_u64(b, off);  /* p_vaddr == p_offset: perf maps file offsets 1:1 */
-    pt_buf_u64(b, off);  /* p_paddr */
-    pt_buf_u64(b, size); /* p_filesz */
-    pt_buf_u64(b, size); /* p_memsz */
-    pt_buf_u64(b, align);
 }
 
 void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct pt_arch *arch,
@@ -129,13 +117,15 @@ void pt_elf_so_head(uint8_t *out, const struct pt_elf_so_plan *p, const struct p
     struct pt_buf b;
     memset(out, 0, p->text_off);
     pt_buf_init_fixed(&b, out, p->text_off, arch->big_endian);
-    pt_elf_ehdr64(&b, arch->big_endian, ET_DYN, arch->elf_machine, arch->elf_flags, EHDR_SIZE, N_PHDRS,
-                  p->shdr_off, N_SHDRS, SHNDX_SHSTRTAB);
+    const struct pt_elf_class *c = p->cls;
+    pt_elf_ehdr(&b, c, ET_DYN, arch->elf_machine, arch->elf_flags, c->ehdr, N_PHDRS, p->shdr_off, N_SHDRS,
+                SHNDX_SHSTRTAB);
     /* one R+X PT_LOAD from vaddr 0: perf takes the load base from the
-     * lowest mapping of the file, which must be this executable one */
-    phdr(&b, PT_LOAD, PF_R | PF_X, 0, p->load_size, p->g.page);
-    phdr(&b, PT_GNU_EH_FRAME, PF_R, p->hdr_off, p->hdr_size, 4);
-    phdr(&b, PT_NOTE, PF_R, p->note_off, p->note_size, 4);
+     * lowest mapping of the file, which must be this executable one;
+     * p_vaddr == p_offset: perf maps file offsets 1:1 */
+    pt_elf_phdr(&b, c, PT_LOAD, PF_R | PF_X, 0, 0, p->load_size, p->g.page);
+    pt_elf_phdr(&b, c, PT_GNU_EH_FRAME, PF_R, p->hdr_off, p->hdr_off, p->hdr_size, 4);
+    pt_elf_phdr(&b, c, PT_NOTE, PF_R, p->note_off, p->note_off, p->note_size, 4);
     pt_buf_u32(&b, 4);                    /* namesz: "GNU\0" */
     pt_buf_u32(&b, PT_ELF_BUILD_ID_SIZE); /* descsz */
     pt_buf_u32(&b, NT_GNU_BUILD_ID);
@@ -174,23 +164,24 @@ void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endia
     memset(out, 0, n);
     memcpy(out, shstrtab, sizeof shstrtab);
     struct pt_buf b;
-    pt_buf_init_fixed(&b, out + (p->shdr_off - p->shstr_off), N_SHDRS * SHDR_SIZE, big_endian);
+    const struct pt_elf_class *c = p->cls;
+    pt_buf_init_fixed(&b, out + (p->shdr_off - p->shstr_off), N_SHDRS * c->shdr, big_endian);
     size_t code_align = p->g.code_align;
-    pt_elf_shdr64(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    pt_elf_shdr64(&b, NAME_NOTE, SHT_NOTE, SHF_ALLOC, p->note_off, p->note_off, p->note_size, 0, 0, 4, 0);
-    pt_elf_shdr64(&b, NAME_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, p->text_off, p->text_off, p->text_size, 0, 0,
-         code_align, 0);
-    pt_elf_shdr64(&b, NAME_EH, SHT_PROGBITS, SHF_ALLOC, p->eh_off, p->eh_off, p->eh_size, 0, 0, 8, 0);
-    pt_elf_shdr64(&b, NAME_HDR, SHT_PROGBITS, SHF_ALLOC, p->hdr_off, p->hdr_off, p->hdr_size, 0, 0, 4, 0);
+    pt_elf_shdr(&b, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pt_elf_shdr(&b, c, NAME_NOTE, SHT_NOTE, SHF_ALLOC, p->note_off, p->note_off, p->note_size, 0, 0, 4, 0);
+    pt_elf_shdr(&b, c, NAME_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, p->text_off, p->text_off, p->text_size,
+                0, 0, code_align, 0);
+    pt_elf_shdr(&b, c, NAME_EH, SHT_PROGBITS, SHF_ALLOC, p->eh_off, p->eh_off, p->eh_size, 0, 0, 8, 0);
+    pt_elf_shdr(&b, c, NAME_HDR, SHT_PROGBITS, SHF_ALLOC, p->hdr_off, p->hdr_off, p->hdr_size, 0, 0, 4, 0);
     /* sh_size of .symtab and .strtab grow as trampolines are named;
      * sh_info 1: every symbol after the null one is global */
-    pt_elf_shdr64(&b, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, PT_ELF_SYM_SIZE, SHNDX_STRTAB, 1, 8, PT_ELF_SYM_SIZE);
-    pt_elf_shdr64(&b, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
-    pt_elf_shdr64(&b, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, NAME_SYMTAB, SHT_SYMTAB, 0, 0, p->symtab_off, c->sym, SHNDX_STRTAB, 1, c->addr, c->sym);
+    pt_elf_shdr(&b, c, NAME_STRTAB, SHT_STRTAB, 0, 0, p->strtab_off, 1, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, p->shstr_off, p->shstr_size, 0, 0, 1, 0);
     /* sh_size of .debug_info and .debug_line grow as slots get a line */
-    pt_elf_shdr64(&b, NAME_ABBREV, SHT_PROGBITS, 0, 0, p->abbrev_off, p->abbrev_size, 0, 0, 1, 0);
-    pt_elf_shdr64(&b, NAME_INFO, SHT_PROGBITS, 0, 0, p->info_off, 0, 0, 0, 1, 0);
-    pt_elf_shdr64(&b, NAME_LINE, SHT_PROGBITS, 0, 0, p->line_off, 0, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, NAME_ABBREV, SHT_PROGBITS, 0, 0, p->abbrev_off, p->abbrev_size, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, NAME_INFO, SHT_PROGBITS, 0, 0, p->info_off, 0, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, NAME_LINE, SHT_PROGBITS, 0, 0, p->line_off, 0, 0, 0, 1, 0);
     struct pt_buf ab;
     pt_buf_init_fixed(&ab, out + (p->abbrev_off - p->shstr_off), p->abbrev_size, big_endian);
     pt_dwarf_abbrev(&ab);
@@ -212,7 +203,7 @@ int pt_elf_so_line_unit(const struct pt_elf_so_plan *p, uint8_t *info, size_t *i
     pt_buf_init_fixed(&bl, line, p->line_cap, big_endian);
     bi.len = *info_len;
     bl.len = *line_len;
-    if (pt_dwarf_line_unit(&bi, &bl, 8, p->text_off + slot * p->g.stride, size, file, line_no) < 0) {
+    if (pt_dwarf_line_unit(&bi, &bl, p->cls->addr, p->text_off + slot * p->g.stride, size, file, line_no) < 0) {
         if (bi.failed || bl.failed)
             errno = ENOSPC; /* past the room: nothing counted */
         return -1;
@@ -222,15 +213,10 @@ int pt_elf_so_line_unit(const struct pt_elf_so_plan *p, uint8_t *info, size_t *i
     return 0;
 }
 
-void pt_elf_so_symbol(uint8_t out[PT_ELF_SYM_SIZE], uint32_t name_off, uint64_t value, uint64_t size,
+void pt_elf_so_symbol(uint8_t *out, const struct pt_elf_so_plan *p, uint32_t name_off, uint64_t value, uint64_t size,
                       bool big_endian)
 {
     struct pt_buf b;
-    pt_buf_init_fixed(&b, out, PT_ELF_SYM_SIZE, big_endian);
-    pt_buf_u32(&b, name_off);
-    pt_buf_u8(&b, (1 << 4) | 2); /* STB_GLOBAL, STT_FUNC */
-    pt_buf_u8(&b, 0);            /* STV_DEFAULT */
-    pt_buf_u16(&b, PT_ELF_SHNDX_TEXT);
-    pt_buf_u64(&b, value);
-    pt_buf_u64(&b, size);
+    pt_buf_init_fixed(&b, out, p->sym_size, big_endian);
+    pt_elf_sym(&b, p->cls, name_off, (1 << 4) | 2 /* STB_GLOBAL, STT_FUNC */, PT_ELF_SHNDX_TEXT, value, size);
 }

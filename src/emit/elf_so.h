@@ -37,7 +37,6 @@
 #include <stdint.h>
 
 #define PT_ELF_BUILD_ID_SIZE 20
-#define PT_ELF_SYM_SIZE 24
 /* .strtab room reserved per slot (a name and its NUL), so that most names
  * go into the file through a mapping instead of system calls: 32 bytes
  * hold "tiny::collatz_length" or "py::method:file.py" with room to spare. */
@@ -52,6 +51,7 @@
 
 /* What the arena puts in the file (all sizes in bytes). */
 struct pt_elf_so_geometry {
+    unsigned addr_size;                /* the table's .addr_size: the file's ELF class */
     size_t n_slots, stride, slot_size; /* slot_size: the symbol size */
     size_t block_bytes;                /* the arena's block: slots, then its .eh_frame */
     size_t eh_rel;                     /* .eh_frame's offset in the block */
@@ -60,8 +60,11 @@ struct pt_elf_so_geometry {
     size_t page;
 };
 
+struct pt_elf_class;
 struct pt_elf_so_plan {
     struct pt_elf_so_geometry g;
+    const struct pt_elf_class *cls;  /* ELFCLASS32 or ELFCLASS64 (emit/elf_image.h) */
+    size_t sym_size;                 /* one .symtab entry of that class */
     size_t note_off, note_size;
     size_t text_off, text_size;
     size_t eh_off, eh_size;
@@ -101,8 +104,9 @@ void pt_elf_so_eh_hdr(uint8_t *out, const struct pt_elf_so_plan *p, bool big_end
 void pt_elf_so_tail(uint8_t *out, const struct pt_elf_so_plan *p, bool big_endian);
 size_t pt_elf_so_tail_size(const struct pt_elf_so_plan *p);
 
-/* One .symtab entry: STT_FUNC, STB_GLOBAL, in .text, value = vaddr. */
-void pt_elf_so_symbol(uint8_t out[PT_ELF_SYM_SIZE], uint32_t name_off, uint64_t value, uint64_t size,
+/* One .symtab entry, p->sym_size bytes: STT_FUNC, STB_GLOBAL, in .text,
+ * value = vaddr. */
+void pt_elf_so_symbol(uint8_t *out, const struct pt_elf_so_plan *p, uint32_t name_off, uint64_t value, uint64_t size,
                       bool big_endian);
 
 /* Serializes slot `slot`'s compile unit and line program (the slot's

@@ -90,6 +90,14 @@ static int apply_fixup(struct pt_layout *l, size_t i, const char **why)
         or_word(p, (uint32_t)d & 0xfffc, be);
         return 0;
     }
+    case PT_FIX_A32_LDR_LIT12: { /* Arm ARM A8.8.64: the pc reads as the instruction + 8 */
+        int64_t d = word - (here + 8);
+        int64_t mag = d < 0 ? -d : d;
+        if (in->len != 4 || mag > 0xfff)
+            return fail(why, "a32 ldr literal fixup out of range");
+        or_word(p, (d < 0 ? 0 : 1u << 23) | (uint32_t)mag, be);
+        return 0;
+    }
     case PT_FIX_S390_RIL32: {
         int64_t d = word - here;
         if (in->len != 6 || d % 2 || !fits_signed(d / 2, 32))
@@ -122,8 +130,9 @@ int pt_layout_build(struct pt_layout *l, const struct pt_arch *arch, const char 
         off += in->len;
     }
     l->code_len = off;
-    off = (off + 7) & ~(size_t)7;
-    for (int w = 0; w < PT_WORD_COUNT; w++, off += 8)
+    size_t word = arch->addr_size; /* 4 or 8 (pt_arch_check): the words are addresses */
+    off = (off + word - 1) & ~(word - 1);
+    for (int w = 0; w < PT_WORD_COUNT; w++, off += word)
         l->word_off[w] = off;
     if (off > PT_LAYOUT_MAX_BYTES)
         return fail(why, "trampoline too large");
@@ -181,6 +190,11 @@ int pt_layout_write_at(const struct pt_layout *l, uint8_t *dst, uint64_t x, uint
 void pt_layout_write(const struct pt_layout *l, uint8_t *dst, uint64_t target, uint64_t tag)
 {
     memcpy(dst, l->bytes, l->size); /* the code, then zeros up to and in the words: one copy */
-    pt_store_u64(dst + l->word_off[PT_WORD_TARGET], target, l->arch->big_endian);
-    pt_store_u64(dst + l->word_off[PT_WORD_TAG], tag, l->arch->big_endian);
+    if (l->arch->addr_size == 8) {
+        pt_store_u64(dst + l->word_off[PT_WORD_TARGET], target, l->arch->big_endian);
+        pt_store_u64(dst + l->word_off[PT_WORD_TAG], tag, l->arch->big_endian);
+    } else { /* the tag's low half: still unique (docs/design.md, "The tag") */
+        pt_store_u32(dst + l->word_off[PT_WORD_TARGET], (uint32_t)target, l->arch->big_endian);
+        pt_store_u32(dst + l->word_off[PT_WORD_TAG], (uint32_t)tag, l->arch->big_endian);
+    }
 }

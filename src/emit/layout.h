@@ -17,7 +17,7 @@ struct pt_layout {
     const struct pt_arch *arch;
     size_t insn_off[PT_LAYOUT_MAX_INSNS];
     size_t code_len;                  /* bytes of instructions */
-    size_t word_off[PT_WORD_COUNT];   /* data words, 8-aligned after the code */
+    size_t word_off[PT_WORD_COUNT];   /* data words of arch->addr_size bytes, aligned to it after the code */
     size_t size;                      /* code + data words: one trampoline */
     uint8_t bytes[PT_LAYOUT_MAX_BYTES]; /* template, data words and relocation fields zero */
     size_t relocs[PT_LAYOUT_MAX_RELOCS]; /* instructions with a relocation (PT_FIXUP_IS_RELOC) */
@@ -28,7 +28,8 @@ struct pt_layout {
  * emitter cannot lay out (too long, a fixup out of range, misaligned). */
 int pt_layout_build(struct pt_layout *l, const struct pt_arch *arch, const char **why);
 
-/* Writes one trampoline: template + target + tag, in the arch byte order.
+/* Writes one trampoline: template + target + tag, in the arch byte order,
+ * each word arch->addr_size bytes (of 4, the low halves).
  * Relocation fields stay zero: for tables without relocations. */
 void pt_layout_write(const struct pt_layout *l, uint8_t *dst, uint64_t target, uint64_t tag);
 

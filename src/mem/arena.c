@@ -144,7 +144,8 @@ static struct pt_arena *arena_new(struct pt_slots *s)
         goto fail;
     /* the base aligned as every slot start must be (stride is a multiple of code_align) */
     if (s->elf_on && s->elf_dir && s->with_eh_frame) {
-        struct pt_elf_so_geometry g = {.n_slots = a->n_slots, .stride = s->stride, .slot_size = s->layout->size,
+        struct pt_elf_so_geometry g = {.addr_size = s->arch->addr_size, .n_slots = a->n_slots,
+                                       .stride = s->stride, .slot_size = s->layout->size,
                                        .block_bytes = a->bytes, .eh_rel = a->eh_off, .cie_size = s->cie_size,
                                        .fde_size = s->fde_size, .code_align = s->arch->code_align};
         if (pt_elf_arena_alloc(&a->mem, s->elf_dir, s->arch, &g) < 0) {

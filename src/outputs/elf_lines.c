@@ -36,8 +36,8 @@ int pt_elf_line_add(struct pt_elf_file *f, size_t slot, size_t size, const char 
     atomic_thread_fence(memory_order_release); /* the sizes last */
     uint8_t *tail_at_line = f->tail + (p->line_size_at - p->shstr_off);
     uint8_t *tail_at_info = f->tail + (p->info_size_at - p->shstr_off);
-    pt_store_u64(tail_at_line, f->line_len, f->big_endian);
+    pt_store_addr(tail_at_line, f->line_len, p->g.addr_size, f->big_endian);
     atomic_thread_fence(memory_order_release);
-    pt_store_u64(tail_at_info, f->info_len, f->big_endian);
+    pt_store_addr(tail_at_info, f->info_len, p->g.addr_size, f->big_endian);
     return 0;
 }

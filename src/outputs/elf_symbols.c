@@ -15,6 +15,7 @@
 #include "mem/elf_arena.h"
 #include "outputs/outputs.h"
 #include "emit/bytebuf.h"
+#include "emit/elf_image.h"
 #include "outputs/perf_name.h"
 
 #include <errno.h>
@@ -23,11 +24,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static int put_u64(int fd, uint64_t v, size_t at, bool big_endian)
+/* An address-sized field (sh_size) of the file's class, at `at`. */
+static int put_word(int fd, uint64_t v, size_t size, size_t at, bool big_endian)
 {
     uint8_t b[8];
-    pt_store_u64(b, v, big_endian);
-    return pt_elf_pwrite(fd, b, 8, at);
+    pt_store_addr(b, v, (unsigned)size, big_endian);
+    return pt_elf_pwrite(fd, b, size, at);
 }
 
 /* The byte at file offset `off` (>= shstr_off) in the tables' view. */
@@ -52,18 +54,19 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
     }
     size_t len = pt_perf_name(text, name);
     text[len] = 0;
-    uint8_t sym[PT_ELF_SYM_SIZE];
+    uint8_t sym[PT_ELF_SYM_MAX];
+    size_t sym_size = p->sym_size, word = p->g.addr_size;
     uint64_t value = p->text_off + slot * p->g.stride; /* vaddr == file offset */
-    pt_elf_so_symbol(sym, (uint32_t)f->strtab_len, value, size, f->big_endian);
+    pt_elf_so_symbol(sym, p, (uint32_t)f->strtab_len, value, size, f->big_endian);
     size_t n_syms = slot + 1 > f->n_syms ? slot + 1 : f->n_syms;
     if (f->tail && f->strtab_len + len + 1 <= p->strtab_cap) {
         memcpy(in_tail(f, p->strtab_off + f->strtab_len), text, len + 1);
         free(text);
-        memcpy(in_tail(f, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE), sym, sizeof sym);
+        memcpy(in_tail(f, p->symtab_off + (slot + 1) * sym_size), sym, sym_size);
         atomic_thread_fence(memory_order_release); /* the sizes last, .symtab's after .strtab's */
-        pt_store_u64(in_tail(f, p->strtab_size_at), f->strtab_len + len + 1, f->big_endian);
+        pt_store_addr(in_tail(f, p->strtab_size_at), f->strtab_len + len + 1, (unsigned)word, f->big_endian);
         atomic_thread_fence(memory_order_release);
-        pt_store_u64(in_tail(f, p->symtab_size_at), (n_syms + 1) * PT_ELF_SYM_SIZE, f->big_endian);
+        pt_store_addr(in_tail(f, p->symtab_size_at), (n_syms + 1) * sym_size, (unsigned)word, f->big_endian);
         f->strtab_len += len + 1;
         f->n_syms = n_syms;
         return 0;
@@ -71,11 +74,11 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
     int r = pt_elf_pwrite(f->fd, text, len + 1, p->strtab_off + f->strtab_len);
     free(text);
     if (r == 0)
-        r = pt_elf_pwrite(f->fd, sym, sizeof sym, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE);
+        r = pt_elf_pwrite(f->fd, sym, sym_size, p->symtab_off + (slot + 1) * sym_size);
     if (r == 0)
-        r = put_u64(f->fd, f->strtab_len + len + 1, p->strtab_size_at, f->big_endian);
+        r = put_word(f->fd, f->strtab_len + len + 1, word, p->strtab_size_at, f->big_endian);
     if (r == 0)
-        r = put_u64(f->fd, (n_syms + 1) * PT_ELF_SYM_SIZE, p->symtab_size_at, f->big_endian);
+        r = put_word(f->fd, (n_syms + 1) * sym_size, word, p->symtab_size_at, f->big_endian);
     if (r < 0)
         return -1;
     f->strtab_len += len + 1;

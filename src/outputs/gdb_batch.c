@@ -84,7 +84,7 @@ static int batch_publish(struct pt_gdb *g, struct pt_gdb_batch *b)
     secs[b->n] = (struct pt_elf_out_section){.name = ".eh_frame", .type = 1 /* SHT_PROGBITS */, .flags = 0x2,
                                              .addr = (uintptr_t)eh, .data = eh, .size = eh_len, .align = 8};
     size_t len = 0;
-    uint8_t *image = pt_elf_build(arch->elf_machine, arch->big_endian, secs, b->n + 1, syms, b->n, &len);
+    uint8_t *image = pt_elf_build(arch, secs, b->n + 1, syms, b->n, &len);
     if (!image) {
         free(eh);
         return -1;

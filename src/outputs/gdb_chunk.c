@@ -14,9 +14,6 @@
 #include <string.h>
 
 enum {
-    EHDR_SIZE = 64,
-    SHDR_SIZE = 64,
-    SYM_SIZE = 24, /* Elf64_Sym */
     N_SECS = 6,    /* null .text .eh_frame .symtab .strtab .shstrtab */
     SHT_PROGBITS = 1,
     SHT_SYMTAB = 2,
@@ -99,6 +96,7 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
                        uint64_t named, const uint8_t *program, size_t program_len, size_t min_str)
 {
     bool be = sl->arch->big_endian;
+    const struct pt_elf_class *c = pt_elf_class(sl->arch->addr_size);
     size_t end = first + PT_GDB_CHUNK_SLOTS;
     if (end > a->n_slots)
         end = a->n_slots;
@@ -120,10 +118,10 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
 
     struct pt_buf b;
     pt_buf_init(&b, be);
-    pt_buf_reserve(&b, EHDR_SIZE + 64 + n * (sl->fde_size + 16) + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE + str_cap +
-                           sizeof shstrtab + N_SECS * SHDR_SIZE + 64);
+    pt_buf_reserve(&b, c->ehdr + 64 + n * (sl->fde_size + 16) + (PT_GDB_CHUNK_SLOTS + 1) * c->sym + str_cap +
+                           sizeof shstrtab + N_SECS * c->shdr + 64);
     /* e_shoff patched below */
-    pt_elf_ehdr64(&b, be, ET_REL, sl->arch->elf_machine, sl->arch->elf_flags, 0, 0, 0, N_SECS, N_SECS - 1);
+    pt_elf_ehdr(&b, c, ET_REL, sl->arch->elf_machine, sl->arch->elf_flags, 0, 0, 0, N_SECS, N_SECS - 1);
 
     align_to(&b, 8);
     size_t eh_off = b.len;
@@ -137,32 +135,32 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
     bool eh_failed = eh.failed;
     pt_buf_free(&eh);
 
-    align_to(&b, 8);
+    align_to(&b, c->addr);
     size_t symtab_off = b.len;
-    size_t str_off = symtab_off + (PT_GDB_CHUNK_SLOTS + 1) * SYM_SIZE;
+    size_t str_off = symtab_off + (PT_GDB_CHUNK_SLOTS + 1) * c->sym;
     size_t shstr_off = str_off + str_cap;
-    size_t shoff = (shstr_off + sizeof shstrtab + 7) & ~(size_t)7;
+    size_t shoff = (shstr_off + sizeof shstrtab + c->addr - 1) & ~(size_t)(c->addr - 1);
     if (pt_buf_reserve(&b, shoff - b.len)) {
         memset(b.data + b.len, 0, shoff - b.len);
         b.len = shoff;
     }
-    pt_elf_shdr64(&b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    pt_elf_shdr64(&b, SH_TEXT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, text, eh_off, n * sl->stride, 0, 0,
-                  sl->arch->code_align, 0);
-    pt_elf_shdr64(&b, SH_EH, SHT_PROGBITS, SHF_ALLOC, eh_addr, eh_off, eh_len, 0, 0, 8, 0);
-    size_t symtab_size_at = b.len + 32; /* sh_size: after name, type, flags, addr, offset */
-    pt_elf_shdr64(&b, SH_SYMTAB, SHT_SYMTAB, 0, 0, symtab_off, SYM_SIZE, 4 /* .strtab */, 1, 8, SYM_SIZE);
-    pt_elf_shdr64(&b, SH_STRTAB, SHT_STRTAB, 0, 0, str_off, str_cap, 0, 0, 1, 0);
-    pt_elf_shdr64(&b, SH_SHSTRTAB, SHT_STRTAB, 0, 0, shstr_off, sizeof shstrtab, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pt_elf_shdr(&b, c, SH_TEXT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, text, eh_off, n * sl->stride, 0, 0,
+                sl->arch->code_align, 0);
+    pt_elf_shdr(&b, c, SH_EH, SHT_PROGBITS, SHF_ALLOC, eh_addr, eh_off, eh_len, 0, 0, 8, 0);
+    size_t symtab_size_at = b.len + c->sh_size;
+    pt_elf_shdr(&b, c, SH_SYMTAB, SHT_SYMTAB, 0, 0, symtab_off, c->sym, 4 /* .strtab */, 1, c->addr, c->sym);
+    pt_elf_shdr(&b, c, SH_STRTAB, SHT_STRTAB, 0, 0, str_off, str_cap, 0, 0, 1, 0);
+    pt_elf_shdr(&b, c, SH_SHSTRTAB, SHT_STRTAB, 0, 0, shstr_off, sizeof shstrtab, 0, 0, 1, 0);
     if (b.failed || eh_failed) {
         pt_buf_free(&b);
         errno = ENOMEM;
         return -1;
     }
     memcpy(b.data + shstr_off, shstrtab, sizeof shstrtab);
-    pt_store_u64(b.data + 40, shoff, be); /* e_shoff */
+    pt_store_addr(b.data + c->e_shoff, shoff, c->addr, be);
 
-    *im = (struct pt_gdb_image){.data = b.data, .len = b.len, .big_endian = be, .symtab_off = symtab_off,
+    *im = (struct pt_gdb_image){.data = b.data, .len = b.len, .big_endian = be, .cls = c, .symtab_off = symtab_off,
                                 .strtab_off = str_off, .str_used = 1, .str_cap = str_cap,
                                 .symtab_size_at = symtab_size_at, .eh_off = eh_off, .fde0_off = eh_off + fde0,
                                 .fde_len = fde_len, .text = text, .eh_addr = eh_addr, .stride = sl->stride,
@@ -177,11 +175,18 @@ int pt_gdb_image_build(struct pt_gdb_image *im, const struct pt_slots *sl, const
  * write of the symbol before it (a debugger stops us at any instruction). */
 static void publish_count(struct pt_gdb_image *im)
 {
+    const struct pt_elf_class *c = im->cls;
     uint8_t size[8];
-    uint64_t v;
-    pt_store_u64(size, (uint64_t)(im->n_syms + 1) * SYM_SIZE, im->big_endian);
-    memcpy(&v, size, 8);
-    __atomic_store_n((uint64_t *)(void *)(im->data + im->symtab_size_at), v, __ATOMIC_RELEASE);
+    pt_store_addr(size, (uint64_t)(im->n_syms + 1) * c->sym, c->addr, im->big_endian);
+    if (c->addr == 8) {
+        uint64_t v;
+        memcpy(&v, size, 8);
+        __atomic_store_n((uint64_t *)(void *)(im->data + im->symtab_size_at), v, __ATOMIC_RELEASE);
+    } else {
+        uint32_t v;
+        memcpy(&v, size, 4);
+        __atomic_store_n((uint32_t *)(void *)(im->data + im->symtab_size_at), v, __ATOMIC_RELEASE);
+    }
 }
 
 int pt_gdb_image_add(struct pt_gdb_image *im, size_t j, size_t stride, size_t size, const char *name)
@@ -192,14 +197,11 @@ int pt_gdb_image_add(struct pt_gdb_image *im, size_t j, size_t stride, size_t si
     if (j < im->n_fdes)
         fde_point(im, j, j); /* unwinding first: the code may run already (a replay) */
     memcpy(im->data + im->strtab_off + im->str_used, name, len);
-    uint8_t *s = im->data + im->symtab_off + (im->n_syms + 1) * SYM_SIZE;
-    pt_store_u32(s, (uint32_t)im->str_used, im->big_endian); /* st_name */
-    s[4] = (1 << 4) | 2;                                     /* STB_GLOBAL, STT_FUNC */
-    s[5] = 0;                                                /* STV_DEFAULT */
-    s[im->big_endian ? 6 : 7] = 0;                           /* st_shndx: .text (1) */
-    s[im->big_endian ? 7 : 6] = 1;
-    pt_store_u64(s + 8, (uint64_t)(j * stride), im->big_endian); /* st_value: offset in .text */
-    pt_store_u64(s + 16, (uint64_t)size, im->big_endian);
+    struct pt_buf sym;
+    pt_buf_init_fixed(&sym, im->data + im->symtab_off + (im->n_syms + 1) * im->cls->sym, im->cls->sym,
+                      im->big_endian);
+    /* STB_GLOBAL, STT_FUNC in .text (section 1), st_value: the offset in .text */
+    pt_elf_sym(&sym, im->cls, (uint32_t)im->str_used, (1 << 4) | 2, 1, (uint64_t)(j * stride), (uint64_t)size);
     im->str_used += len;
     im->n_syms++;
     publish_count(im);
@@ -224,16 +226,17 @@ static void fdes_stand_in(struct pt_gdb_image *im, size_t j, uint64_t named)
 
 void pt_gdb_image_remove(struct pt_gdb_image *im, size_t j, size_t stride, uint64_t named)
 {
+    const struct pt_elf_class *c = im->cls;
     uint8_t off[8];
-    pt_store_u64(off, (uint64_t)(j * stride), im->big_endian);
+    pt_store_addr(off, (uint64_t)(j * stride), c->addr, im->big_endian);
     for (size_t k = 1; k <= im->n_syms; k++) {
-        uint8_t *s = im->data + im->symtab_off + k * SYM_SIZE;
-        if (memcmp(s + 8, off, 8) != 0)
+        uint8_t *s = im->data + im->symtab_off + k * c->sym;
+        if (memcmp(s + c->st_value, off, c->addr) != 0)
             continue;
         /* the last symbol takes its place (its name stays where it is: the
          * dead name's bytes are lost until a rebuild), then the count drops */
         if (k != im->n_syms)
-            memcpy(s, im->data + im->symtab_off + im->n_syms * SYM_SIZE, SYM_SIZE);
+            memcpy(s, im->data + im->symtab_off + im->n_syms * c->sym, c->sym);
         im->n_syms--;
         publish_count(im);
         break;

@@ -27,10 +27,12 @@
 
 #define PT_GDB_CHUNK_SLOTS 64
 
+struct pt_elf_class;
 struct pt_gdb_image {
     uint8_t *data;
     size_t len;
     bool big_endian;
+    const struct pt_elf_class *cls; /* the table's ELF class (emit/elf_image.h) */
     size_t symtab_off;   /* file offset of symbol 0 (the null one) */
     size_t strtab_off, str_used, str_cap;
     size_t symtab_size_at; /* file offset of .symtab's sh_size */

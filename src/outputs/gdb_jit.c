@@ -113,9 +113,10 @@ static bool slot_calls_through_word(const struct pt_gdb_arena *s, size_t index)
     return pt_gdb_lazy_slot_calls(pt_slot_w(s->slots, s->arena, index), lazy_ret_off);
 }
 
-static uint64_t *target_word(const struct pt_gdb_arena *s, size_t index)
+/* The host table's target word: an address of this process's size. */
+static uintptr_t *target_word(const struct pt_gdb_arena *s, size_t index)
 {
-    return (uint64_t *)(void *)(pt_slot_w(s->slots, s->arena, index) + lazy_word_off);
+    return (uintptr_t *)(void *)(pt_slot_w(s->slots, s->arena, index) + lazy_word_off);
 }
 
 /* With jit_lock held: stubbed slots of chunk k call their real targets
@@ -125,7 +126,7 @@ static void chunk_unstub(struct pt_gdb_arena *s, size_t k)
     struct pt_gdb_chunk *c = &s->chunks[k];
     for (uint64_t m = c->stubbed; m; m &= m - 1) {
         size_t j = (size_t)__builtin_ctzll(m);
-        __atomic_store_n(target_word(s, k * PT_GDB_CHUNK_SLOTS + j), (uint64_t)c->real[j], __ATOMIC_RELEASE);
+        __atomic_store_n(target_word(s, k * PT_GDB_CHUNK_SLOTS + j), c->real[j], __ATOMIC_RELEASE);
     }
     c->stubbed = 0;
 }
@@ -189,10 +190,10 @@ static void slot_stub(struct pt_gdb_arena *s, size_t k, size_t index)
         lazy_arenas = s;
         s->on_lazy_list = true;
     }
-    uint64_t *w = target_word(s, index);
-    c->real[j] = (uintptr_t)__atomic_load_n(w, __ATOMIC_ACQUIRE);
+    uintptr_t *w = target_word(s, index);
+    c->real[j] = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     c->stubbed |= (uint64_t)1 << j;
-    __atomic_store_n(w, (uint64_t)pt_gdb_lazy_stub_addr(), __ATOMIC_RELEASE);
+    __atomic_store_n(w, pt_gdb_lazy_stub_addr(), __ATOMIC_RELEASE);
     pthread_mutex_unlock(&jit_lock);
 }
 
@@ -212,7 +213,7 @@ uintptr_t pt_gdb_first_call(uintptr_t ret)
     }
     /* the real target is back in the word: put back above, or by another
      * thread's first call, a later wrap's re-read or the chunk's removal */
-    uintptr_t target = (uintptr_t)__atomic_load_n((const uint64_t *)(slot_x + lazy_word_off), __ATOMIC_ACQUIRE);
+    uintptr_t target = __atomic_load_n((const uintptr_t *)(slot_x + lazy_word_off), __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&jit_lock);
     return target;
 }

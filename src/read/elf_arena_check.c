@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { EHDR_SIZE = 64, SHDR_SIZE = 64, SYM_SIZE = 24, HDR_FIXED = 12 };
+/* EHDR_SIZE: the bytes an ELF header of either class lies in (Elf64_Ehdr's). */
+enum { EHDR_SIZE = 64, HDR_FIXED = 12 };
 
 const char *pt_arena_state_name(enum pt_arena_state s)
 {
@@ -43,21 +44,24 @@ static uint64_t rd(const uint8_t *p, unsigned n, bool big_endian)
 }
 
 /* .symtab against .strtab and .text: every entry whole, every name inside
- * .strtab, every named symbol inside .text. */
+ * .strtab, every named symbol inside .text.  Entries of the file's class:
+ * Elf32_Sym 16 bytes, Elf64_Sym 24 (gABI, "Symbol Table"). */
 static void check_symbols(const struct pt_elf *e, const struct pt_elf_section *sym, const struct pt_elf_section *str,
                           const struct pt_elf_section *text, struct pt_arena_report *r)
 {
-    if (sym->size % SYM_SIZE || sym->size < SYM_SIZE) {
-        verdict(r, PT_ARENA_INVALID, ".symtab sh_size %llu is no whole number of %d-byte entries",
-                (unsigned long long)sym->size, SYM_SIZE);
+    unsigned sym_size = e->addr_size == 4 ? 16 : 24;
+    if (sym->size % sym_size || sym->size < sym_size) {
+        verdict(r, PT_ARENA_INVALID, ".symtab sh_size %llu is no whole number of %u-byte entries",
+                (unsigned long long)sym->size, sym_size);
         return;
     }
-    for (uint64_t i = 1; i < sym->size / SYM_SIZE; i++) {
-        const uint8_t *s = sym->data + i * SYM_SIZE;
-        uint32_t name = (uint32_t)rd(s, 4, e->big_endian);
-        uint64_t value = rd(s + 8, 8, e->big_endian), size = rd(s + 16, 8, e->big_endian);
-        if (all_zero(s, SYM_SIZE))
+    size_t n = pt_elf_symbol_count(e, sym);
+    for (size_t i = 1; i < n; i++) {
+        struct pt_elf_symbol s;
+        if (all_zero(sym->data + i * sym_size, sym_size) || pt_elf_symbol(e, sym, i, &s) < 0)
             continue; /* a slot not named yet */
+        uint32_t name = s.name;
+        uint64_t value = s.value, size = s.size;
         if (name == 0 || name >= str->size || !memchr(str->data + name, 0, str->size - name)) {
             verdict(r, PT_ARENA_INVALID, "symbol %llu: name offset %u outside .strtab's %llu bytes",
                     (unsigned long long)i, name, (unsigned long long)str->size);
@@ -91,7 +95,7 @@ void pt_elf_arena_check(const uint8_t *d, size_t len, struct pt_arena_report *r)
         return;
     }
     r->machine = e.machine;
-    if (all_zero(d + e.shoff, (size_t)e.shnum * SHDR_SIZE)) {
+    if (all_zero(d + e.shoff, (size_t)e.shnum * e.shentsize)) {
         verdict(r, PT_ARENA_INCOMPLETE, "its section headers (at 0x%llx) never written",
                 (unsigned long long)e.shoff);
         return;

@@ -94,6 +94,12 @@ static const struct pt_arch *table_for(uint32_t elf_mach, size_t *index)
     return NULL;
 }
 
+unsigned pt_jd_addr_size(uint32_t elf_mach)
+{
+    const struct pt_arch *a = table_for(elf_mach, NULL);
+    return a ? a->addr_size : 8;
+}
+
 struct first_fde {
     struct pt_cie cie;
     struct pt_fde fde;
@@ -127,7 +133,7 @@ static void build_table(struct table_rows *t, const struct pt_arch *a)
     }
     uint64_t eh_addr = TEXT_ADDR + ((t->l.size + 7) & ~(uint64_t)7);
     struct pt_eh_ctx ctx = {.data = blob.data, .len = eh_size, .address = eh_addr, .big_endian = a->big_endian,
-                            .addr_size = 8};
+                            .addr_size = a->addr_size};
     struct first_fde f = {0};
     if (pt_eh_walk(&ctx, take_first, &f, NULL, NULL) == 0 && f.n == 1 && f.fde.pc_begin == TEXT_ADDR) {
         t->n_rows = pt_eh_rows(&ctx, &f.cie, &f.fde, t->rows, TABLE_ROWS);
@@ -544,7 +550,7 @@ size_t pt_jd_rows_check(struct pt_jd_rows *r, uint32_t elf_mach, bool big_endian
     size_t eh_size = (size_t)(unwind->unwinding_size - unwind->eh_frame_hdr_size);
     struct pt_eh_ctx ctx = {.data = unwind->unwinding, .len = eh_size,
                             .address = (TEXT_ADDR + load->code_size + 7) & ~(uint64_t)7,
-                            .big_endian = big_endian, .addr_size = 8,
+                            .big_endian = big_endian, .addr_size = pt_jd_addr_size(elf_mach),
                             .file_offset = unwind->offset + PT_JD_UNWIND_FIXED};
     c.ctx = &ctx;
     r->n_cover = 0;

@@ -40,6 +40,12 @@ struct pt_jd_rows *pt_jd_rows_new(void);
 void pt_jd_rows_free(struct pt_jd_rows *r);
 void pt_jd_rows_get_stats(const struct pt_jd_rows *r, struct pt_jd_rows_stats *out);
 
+/* The size of an address in a dump of machine `elf_mach`: the built-in
+ * table's .addr_size, 8 for a machine without a table.  It sizes the
+ * absptr pointers of its .eh_frame (every field perftramp and perf's genelf
+ * layout use is pc- or data-relative and 4 bytes, so it rarely matters). */
+unsigned pt_jd_addr_size(uint32_t elf_mach);
+
 /* Checks the rows of `unwind` (an UNWINDING_INFO with .eh_frame bytes, whose
  * .eh_frame and .eh_frame_hdr already decode in perf's genelf layout) for
  * the code of `load` (the next LOAD).  `elf_mach` is the dump header's,

@@ -362,8 +362,9 @@ static bool eh_usable_at(struct pt_jd_validator *v, const struct pt_jd_record *u
     uint64_t eh_addr = align8(text + code_size);
     uint64_t hdr_addr = eh_addr + eh_size;
     uint64_t eh_file = u->offset + PT_JD_UNWIND_FIXED;
+    unsigned addr_size = pt_jd_addr_size(v->header.elf_mach);
     struct pt_eh_ctx ctx = {.data = u->unwinding, .len = eh_size, .address = eh_addr, .big_endian = v->big_endian,
-                            .addr_size = 8, .file_offset = eh_file};
+                            .addr_size = addr_size, .file_offset = eh_file};
     struct eh_walk w = {.ctx = &ctx, .rows = v->rows, .text = text, .end = text + code_size};
     size_t n_cies = 0, n_fdes = 0;
     int r = pt_eh_walk(&ctx, eh_walk_cb, &w, &n_cies, &n_fdes);
@@ -382,7 +383,7 @@ static bool eh_usable_at(struct pt_jd_validator *v, const struct pt_jd_record *u
         return false;
     }
     struct pt_eh_ctx hctx = {.data = u->unwinding + eh_size, .len = hdr_size, .address = hdr_addr,
-                             .big_endian = v->big_endian, .addr_size = 8, .file_offset = eh_file + eh_size};
+                             .big_endian = v->big_endian, .addr_size = addr_size, .file_offset = eh_file + eh_size};
     struct pt_eh_hdr_info hi;
     struct hdr_rows hr = {.text = text, .fde_addr = w.fde_addr};
     if (pt_eh_hdr_decode(&hctx, &hi, hdr_row_cb, &hr) < 0) {

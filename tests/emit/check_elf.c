@@ -6,7 +6,12 @@
 #include "config.h"
 
 #include "api/context.h"
+#include "emit/eh_frame.h"
+#include "emit/elf_image.h"
 #include "mem/elf_arena.h"
+#include "outputs/gdb_chunk.h"
+#include "read/elf_arena_check.h"
+#include "read/elf_reader.h"
 
 #include <check.h>
 #include "../lib/check_run.h"
@@ -476,6 +481,245 @@ START_TEST(fork_child_parts)
 }
 END_TEST
 
+/* ---- every table's files, either ELF class ---------------------------
+ *
+ * The writers take the class from the table (.addr_size): an arena file
+ * (pt_elf_arena_alloc, then the ELF output's own symbol and line writers),
+ * a GDB JIT chunk image and a batch image (pt_elf_build), written for every
+ * table of the lists and for the host table's ILP32 twin (4-byte
+ * addresses, x32's ELFCLASS32 EM_X86_64), so the 32-bit writer is tested
+ * on every host.  Each file must be of the table's class, read back by our
+ * reader (symbols, their values and sizes), decoded by readelf without a
+ * warning, FDEs and line rows included, and accepted by eu-elflint.  Code
+ * is written, never run. */
+enum { CLASS_SLOTS = 3 };
+
+static size_t n_tables(void)
+{
+    return pt_arch_count + pt_arch_variant_count + 1;
+}
+
+static const struct pt_arch *table_i(size_t i, struct pt_arch *twin)
+{
+    if (i < pt_arch_count)
+        return pt_arch_list[i];
+    if (i < pt_arch_count + pt_arch_variant_count)
+        return pt_arch_variants[i - pt_arch_count].arch;
+    *twin = *pt_arch_list[0];
+    twin->name = "x86_64-ilp32-twin";
+    twin->addr_size = 4;
+    return twin;
+}
+
+static void write_file(const char *name, const void *data, size_t len)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* The file `name` of the test's directory (up to 1 MiB), in a buffer the
+ * next call reuses. */
+static const uint8_t *read_file(const char *name, size_t *len)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t buf[1 << 20];
+    *len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return buf;
+}
+
+/* Reads `name` back: its class and machine are the table's, and symbol
+ * k (1..n) of .symtab is "<prefix><k-1>" at value0 + (k-1) * step. */
+static void read_back(const struct pt_arch *a, const char *name, size_t n, uint64_t value0, uint64_t step,
+                      uint64_t size)
+{
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
+    struct pt_elf e;
+    const char *why = "";
+    ck_assert_msg(pt_elf_open(&e, buf, len, &why) == 0, "%s: %s", name, why);
+    ck_assert_msg(e.addr_size == a->addr_size && e.machine == a->elf_machine && e.big_endian == a->big_endian,
+                  "%s: ELFCLASS%d machine %u, the table %s: .addr_size %u machine %u", name, e.addr_size * 8,
+                  e.machine, a->name, a->addr_size, a->elf_machine);
+    struct pt_elf_section sym, str;
+    ck_assert(pt_elf_section(&e, ".symtab", &sym) == 0 && pt_elf_section(&e, ".strtab", &str) == 0);
+    ck_assert_uint_eq(sym.entsize, pt_elf_class(a->addr_size)->sym);
+    ck_assert_uint_eq(pt_elf_symbol_count(&e, &sym), n + 1);
+    for (size_t k = 1; k <= n; k++) {
+        struct pt_elf_symbol s;
+        char want[32];
+        snprintf(want, sizeof want, "%s_%zu", a->name, k - 1);
+        ck_assert_int_eq(pt_elf_symbol(&e, &sym, k, &s), 0);
+        ck_assert_msg(s.name < str.size && strcmp((const char *)str.data + s.name, want) == 0, "%s: symbol %zu",
+                      name, k);
+        ck_assert_uint_eq(s.info, (1 << 4) | 2);
+        ck_assert_uint_eq(s.value, value0 + (k - 1) * step);
+        ck_assert_uint_eq(s.size, size);
+    }
+}
+
+/* `perftramp check`'s judge of an arena file (read/elf_arena_check.h), in
+ * the file's class: complete, with its `n` symbols. */
+static void arena_complete(const struct pt_arch *a, const char *name, size_t n)
+{
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
+    struct pt_arena_report r;
+    pt_elf_arena_check(buf, len, &r);
+    ck_assert_msg(r.state == PT_ARENA_COMPLETE && r.symbols == n && r.machine == a->elf_machine,
+                  "%s (%s, ELFCLASS%u): %s, %llu symbols, machine %u: %s", name, a->name, a->addr_size * 8,
+                  pt_arena_state_name(r.state), (unsigned long long)r.symbols, r.machine, r.why);
+}
+
+/* readelf decodes every part without a warning and finds `fdes` FDEs and
+ * `lines` line rows (when not 0); eu-elflint (when installed) accepts it. */
+static void lint(const char *name, int fdes, int lines, bool elflint)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd,
+             "LC_ALL=C readelf -W -a --debug-dump=frames-interp,info,decodedline '%s' > re.out 2>&1; "
+             "grep -i 'readelf: \\(warning\\|error\\)\\|corrupt' re.out | head -n 3; "
+             "echo fdes $(grep -c ' FDE cie=' re.out); "
+             "echo lines $(grep -c '0x[0-9a-f]*  *x*$\\|   *[0-9][0-9]*  *0x' re.out)",
+             name);
+    char *out = run_in_dir(cmd);
+    int nf = -1, nl = -1;
+    char *at = strstr(out, "fdes ");
+    ck_assert_msg(at == out, "readelf on %s: %s", name, out);
+    ck_assert_int_eq(sscanf(at, "fdes %d\nlines %d", &nf, &nl), 2);
+    ck_assert_msg(nf == fdes, "%s: %d FDEs, want %d", name, nf, fdes);
+    ck_assert_msg(!lines || nl >= lines, "%s: %d line rows, want %d", name, nl, lines);
+    free(out);
+    if (!elflint)
+        return;
+    snprintf(cmd, sizeof cmd,
+             "if command -v eu-elflint > /dev/null; then eu-elflint --gnu-ld '%s' > lint.out || head -n 3 lint.out; "
+             "else echo 'eu-elflint: not installed, not run' >&2; fi",
+             name);
+    out = run_in_dir(cmd);
+    ck_assert_msg(*out == 0 || strstr(out, "not installed"), "eu-elflint %s: %s", name, out);
+    free(out);
+}
+
+/* .eh_frame for the slots of an arena at w: a CIE, an FDE per slot. */
+static void arena_eh(const struct pt_arch *a, const struct pt_layout *l, uint8_t *eh, size_t cap, size_t rel,
+                     size_t stride, size_t n, size_t *cie_size, size_t *fde_size)
+{
+    struct pt_buf prog, b;
+    pt_buf_init(&prog, a->big_endian);
+    ck_assert_int_eq(pt_cfi_program(&prog, l), 0);
+    pt_buf_init_fixed(&b, eh, cap, a->big_endian);
+    size_t cie = pt_eh_cie(&b, a);
+    *cie_size = b.len;
+    for (size_t i = 0; i < n; i++)
+        pt_eh_fde(&b, cie, (int64_t)(i * stride) - (int64_t)rel, l->size, prog.data, prog.len);
+    *fde_size = (b.len - *cie_size) / n;
+    pt_eh_terminator(&b);
+    ck_assert(!b.failed);
+    pt_buf_free(&prog);
+}
+
+START_TEST(every_table_either_class)
+{
+    for (size_t t = 0; t < n_tables(); t++) {
+        struct pt_arch twin;
+        const struct pt_arch *a = table_i(t, &twin);
+        struct pt_layout l;
+        ck_assert_int_eq(pt_layout_build(&l, a, NULL), 0);
+        size_t stride = (l.size + a->code_align - 1) / a->code_align * a->code_align;
+        char names[CLASS_SLOTS][32];
+        for (size_t i = 0; i < CLASS_SLOTS; i++)
+            snprintf(names[i], sizeof names[i], "%s_%zu", a->name, i);
+
+        /* 1. an arena file, as the ELF output writes it */
+        uint8_t eh[1024];
+        size_t cie_size, fde_size, rel = CLASS_SLOTS * stride;
+        arena_eh(a, &l, eh, sizeof eh, rel, stride, CLASS_SLOTS, &cie_size, &fde_size);
+        struct pt_elf_so_geometry g = {.addr_size = a->addr_size, .n_slots = CLASS_SLOTS, .stride = stride,
+                                       .slot_size = l.size, .block_bytes = 4096, .eh_rel = rel,
+                                       .cie_size = cie_size, .fde_size = fde_size, .code_align = a->code_align};
+        struct pt_elf_dir d;
+        ck_assert_int_eq(pt_elf_dir_open(&d, dir, getpid()), 0);
+        struct pt_code_block b;
+        ck_assert_msg(pt_elf_arena_alloc(&b, &d, a, &g) == 0, "%s: %s", a->name, strerror(errno));
+        for (size_t i = 0; i < CLASS_SLOTS; i++)
+            pt_layout_write(&l, b.w + i * stride, 0x1000 + i, i);
+        memcpy(b.w + rel, eh, cie_size + CLASS_SLOTS * fde_size + 4);
+        for (size_t i = 0; i < CLASS_SLOTS; i++) {
+            ck_assert_int_eq(pt_elf_symbol_add(b.elf, i, l.size, names[i]), 0);
+            ck_assert_int_eq(pt_elf_line_add(b.elf, i, l.size, "/src/every_class.py", 10 + (unsigned)i), 0);
+        }
+        char file[64];
+        snprintf(file, sizeof file, "%s", b.elf->name);
+        uint64_t text_off = b.elf->plan.text_off;
+        b.backend->free(&b);
+        pt_elf_dir_close(&d);
+        read_back(a, file, CLASS_SLOTS, text_off, stride, l.size);
+        arena_complete(a, file, CLASS_SLOTS);
+        lint(file, CLASS_SLOTS, CLASS_SLOTS, true);
+
+        /* 2. a GDB JIT chunk image of live, named slots */
+        struct pt_slots sl;
+        ck_assert_int_eq(pt_slots_init(&sl, a, &l, stride, true, true, true), 0);
+        struct pt_arena *ar = NULL;
+        for (size_t i = 0; i < CLASS_SLOTS; i++) {
+            size_t index;
+            bool fresh;
+            ck_assert_int_eq(pt_slot_alloc(&sl, &ar, &index, &fresh), 0);
+            ck_assert_uint_eq(index, i);
+            pt_layout_write(&l, pt_slot_w(&sl, ar, i), 0x1000 + i, i);
+            ar->names[i] = strdup(names[i]);
+        }
+        struct pt_buf prog;
+        pt_buf_init(&prog, a->big_endian);
+        ck_assert_int_eq(pt_cfi_program(&prog, &l), 0);
+        struct pt_gdb_image im;
+        ck_assert_int_eq(pt_gdb_image_build(&im, &sl, ar, 0, (1u << CLASS_SLOTS) - 1, prog.data, prog.len, 0), 0);
+        snprintf(file, sizeof file, "gdb-%s.o", a->name);
+        write_file(file, im.data, im.len);
+        read_back(a, file, CLASS_SLOTS, 0, stride, l.size);
+        pt_gdb_image_remove(&im, 1, stride, 5); /* the count drops, the last symbol moves */
+        write_file(file, im.data, im.len);
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "LC_ALL=C readelf -sW '%s' | awk '$4 == \"FUNC\" { print $8 }' | tr '\\n' ' '",
+                 file);
+        char *out = run_in_dir(cmd);
+        char want[100];
+        snprintf(want, sizeof want, "%s_0 %s_2 ", a->name, a->name);
+        ck_assert_msg(strcmp(out, want) == 0, "%s after a removal: '%s', want '%s'", file, out, want);
+        free(out);
+        lint(file, (int)im.n_fdes, 0, false); /* an FDE per slot of the chunk, named or not */
+        pt_gdb_image_free(&im);
+        pt_buf_free(&prog);
+        pt_slots_destroy(&sl);
+
+        /* 3. a batch image (pt_elf_build: the GDB output's other form,
+         * `perftramp arch --raw`) */
+        struct pt_elf_out_section secs[] = {{".text", 8 /* SHT_NOBITS */, 0x6, 0x7f000000, NULL, 3 * stride, 16}};
+        struct pt_elf_out_symbol syms[CLASS_SLOTS];
+        for (size_t i = 0; i < CLASS_SLOTS; i++)
+            syms[i] = (struct pt_elf_out_symbol){names[i], 0, i * stride, l.size};
+        size_t len;
+        uint8_t *img = pt_elf_build(a, secs, 1, syms, CLASS_SLOTS, &len);
+        ck_assert_ptr_nonnull(img);
+        snprintf(file, sizeof file, "batch-%s.o", a->name);
+        write_file(file, img, len);
+        free(img);
+        read_back(a, file, CLASS_SLOTS, 0, stride, l.size);
+        lint(file, 0, 0, false);
+        printf("every_table_either_class: %s: ELFCLASS%u arena file (complete for perftramp check), chunk and batch "
+               "images read back, readelf and eu-elflint clean\n", a->name, a->addr_size * 8);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("elf");
@@ -496,6 +740,12 @@ static Suite *suite(void)
     tcase_add_test(tc, disk_full);
     tcase_add_test(tc, dead_process_files_cleaned);
     tcase_add_test(tc, fork_child_parts);
+    suite_add_tcase(s, tc);
+    /* readelf and eu-elflint on 3 files a table: seconds on a loaded machine */
+    tc = tcase_create("classes");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, every_table_either_class);
     suite_add_tcase(s, tc);
     return s;
 }

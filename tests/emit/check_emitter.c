@@ -219,6 +219,7 @@ static struct pt_arch synthetic_arch(const struct pt_insn *insns, size_t n, int 
         .elf_machine = 62,
         .dwarf_regs = 17,
         .big_endian = (uint8_t)big_endian,
+        .addr_size = 8,
         .icache = PT_ICACHE_COHERENT,
         .code_align = 16,
         .cie_code_align = 1,
@@ -424,38 +425,137 @@ START_TEST(hdr_table_sorted)
 }
 END_TEST
 
+/* Every table of the lists, and the host table's ILP32 twin (4-byte
+ * addresses, as x32's ELFCLASS32 EM_X86_64): the 32-bit case on every host,
+ * whatever tables the lists hold.  n: how many; i < n. */
+static size_t n_tables(void)
+{
+    return pt_arch_count + pt_arch_variant_count + 1;
+}
+static const struct pt_arch *table_i(size_t i, struct pt_arch *twin)
+{
+    if (i < pt_arch_count)
+        return pt_arch_list[i];
+    if (i < pt_arch_count + pt_arch_variant_count)
+        return pt_arch_variants[i - pt_arch_count].arch;
+    *twin = *pt_arch_list[0];
+    twin->name = "x86_64-ilp32-twin";
+    twin->addr_size = 4;
+    return twin;
+}
+
+/* The data words are addresses: .addr_size bytes each, aligned to their
+ * size right after the code, written in the table's byte order (a 4-byte
+ * tag is the low half of the 64-bit one); the code bytes do not depend on
+ * it (the twin's code is its table's). */
+START_TEST(data_words_of_addr_size)
+{
+    for (size_t i = 0; i < n_tables(); i++) {
+        struct pt_arch twin;
+        const struct pt_arch *a = table_i(i, &twin);
+        struct pt_layout l;
+        ck_assert_int_eq(pt_layout_build(&l, a, NULL), 0);
+        size_t w = a->addr_size;
+        ck_assert_msg(l.word_off[PT_WORD_TARGET] % w == 0 && l.word_off[PT_WORD_TARGET] >= l.code_len &&
+                          l.word_off[PT_WORD_TARGET] < l.code_len + w,
+                      "%s: target word at %zu after %zu bytes of code", a->name, l.word_off[PT_WORD_TARGET],
+                      l.code_len);
+        ck_assert_uint_eq(l.word_off[PT_WORD_TAG], l.word_off[PT_WORD_TARGET] + w);
+        ck_assert_uint_eq(l.size, l.word_off[PT_WORD_TAG] + w);
+        uint8_t t[PT_LAYOUT_MAX_BYTES + 8];
+        memset(t, 0xee, sizeof t);
+        pt_layout_write(&l, t, 0x1122334455667788ull, 0x99aabbccddeeff00ull);
+        uint8_t want[8];
+        pt_store_addr(want, 0x1122334455667788ull, (unsigned)w, a->big_endian);
+        ck_assert_mem_eq(t + l.word_off[PT_WORD_TARGET], want, w);
+        pt_store_addr(want, 0x99aabbccddeeff00ull, (unsigned)w, a->big_endian);
+        ck_assert_mem_eq(t + l.word_off[PT_WORD_TAG], want, w);
+        ck_assert_uint_eq(t[l.size], 0xee); /* nothing past the trampoline */
+        ck_assert_mem_eq(t, l.bytes, l.code_len);
+    }
+    struct pt_arch twin;
+    const struct pt_arch *t32 = table_i(n_tables() - 1, &twin);
+    struct pt_layout l32, l64;
+    ck_assert_int_eq(pt_layout_build(&l32, t32, NULL), 0);
+    ck_assert_int_eq(pt_layout_build(&l64, pt_arch_list[0], NULL), 0);
+    ck_assert_uint_eq(l32.code_len, l64.code_len);
+    ck_assert_uint_lt(l32.size, l64.size);
+}
+END_TEST
+
+/* An absptr FDE (perftramp_publish's in-process one) holds addresses of
+ * the table's size, and decodes with that address size. */
+START_TEST(absptr_fde_of_addr_size)
+{
+    for (size_t i = 0; i < n_tables(); i++) {
+        struct pt_arch twin;
+        const struct pt_arch *a = table_i(i, &twin);
+        struct pt_layout l;
+        ck_assert_int_eq(pt_layout_build(&l, a, NULL), 0);
+        struct pt_buf prog, eh;
+        pt_buf_init(&prog, a->big_endian);
+        pt_buf_init(&eh, a->big_endian);
+        ck_assert_int_eq(pt_cfi_program(&prog, &l), 0);
+        size_t cie = pt_eh_cie_enc(&eh, a, DW_EH_PE_absptr);
+        uint64_t pc = a->addr_size == 4 ? 0xf7654320u : 0x7f0011223340ull;
+        size_t fde = pt_eh_fde_abs(&eh, a, cie, pc, l.size, prog.data, prog.len);
+        pt_eh_terminator(&eh);
+        ck_assert(!eh.failed);
+        /* length, CIE pointer, then pc_begin and pc_range of addr_size each */
+        uint8_t want[8];
+        pt_store_addr(want, pc, a->addr_size, a->big_endian);
+        ck_assert_mem_eq(eh.data + fde + 8, want, a->addr_size);
+        struct pt_eh_ctx ctx = {.data = eh.data, .len = eh.len, .address = 0x10000, .big_endian = a->big_endian,
+                                .addr_size = a->addr_size};
+        struct capture cap = {.n = 0};
+        ck_assert_msg(pt_eh_walk(&ctx, cb, &cap, NULL, NULL) == 0, "%s: %s", a->name, ctx.error);
+        ck_assert_int_eq(cap.n, 1);
+        ck_assert_uint_eq(cap.fde.pc_begin, pc);
+        ck_assert_uint_eq(cap.fde.pc_range, l.size);
+        struct pt_row rows[PT_LAYOUT_MAX_INSNS + 1];
+        ck_assert_int_gt(pt_eh_rows(&ctx, &cap.cie, &cap.fde, rows, PT_LAYOUT_MAX_INSNS + 1), 0);
+        pt_buf_free(&prog);
+        pt_buf_free(&eh);
+    }
+}
+END_TEST
+
 /* The jitdump blob: .eh_frame then hdr, all pointers relative, so it
- * decodes the same at any base (perf's .text offset changed 0x40 -> 0x80). */
+ * decodes the same at any base (perf's .text offset changed 0x40 -> 0x80),
+ * for every table: perf's genelf puts .eh_frame at ALIGN8(text + size)
+ * whatever the class (tools/perf/util/genelf.c). */
 START_TEST(jitdump_blob_genelf_layout)
 {
-    const struct pt_arch *arch = pt_arch_host();
-    ck_assert_ptr_nonnull(arch);
-    struct pt_layout l;
-    ck_assert_int_eq(pt_layout_build(&l, arch, NULL), 0);
-    struct pt_buf b;
-    pt_buf_init(&b, arch->big_endian);
-    size_t eh_size = 0;
-    ck_assert_int_eq(pt_eh_jitdump_blob(&b, &l, &eh_size), 0);
-    for (uint64_t text = 0x40; text <= 0x80; text += 0x40) {
-        uint64_t eh_addr = text + ((l.size + 7) & ~7ull);
-        struct pt_eh_ctx ctx = {.data = b.data, .len = eh_size, .address = eh_addr,
-                                .big_endian = arch->big_endian, .addr_size = 8};
-        struct capture cap = {.n = 0};
-        ck_assert_int_eq(pt_eh_walk(&ctx, cb, &cap, NULL, NULL), 0);
-        ck_assert_int_eq(cap.n, 1);
-        ck_assert_uint_eq(cap.fde.pc_begin, text);
-        ck_assert_uint_eq(cap.fde.pc_range, l.size);
-        struct pt_eh_ctx hctx = {.data = b.data + eh_size, .len = b.len - eh_size, .address = eh_addr + eh_size,
-                                 .big_endian = arch->big_endian, .addr_size = 8};
-        struct pt_eh_hdr_info info;
-        uint64_t seen[3] = {0};
-        ck_assert_int_eq(pt_eh_hdr_decode(&hctx, &info, hdr_row, seen), 0);
-        ck_assert_uint_eq(info.eh_frame_ptr, eh_addr);
-        ck_assert_uint_eq(info.fde_count, 1);
-        ck_assert_uint_eq(seen[1], text);
-        ck_assert_uint_eq(seen[2], eh_addr + cap.fde.offset);
+    for (size_t i = 0; i < n_tables(); i++) {
+        struct pt_arch twin;
+        const struct pt_arch *arch = table_i(i, &twin);
+        struct pt_layout l;
+        ck_assert_int_eq(pt_layout_build(&l, arch, NULL), 0);
+        struct pt_buf b;
+        pt_buf_init(&b, arch->big_endian);
+        size_t eh_size = 0;
+        ck_assert_int_eq(pt_eh_jitdump_blob(&b, &l, &eh_size), 0);
+        for (uint64_t text = 0x40; text <= 0x80; text += 0x40) {
+            uint64_t eh_addr = text + ((l.size + 7) & ~7ull);
+            struct pt_eh_ctx ctx = {.data = b.data, .len = eh_size, .address = eh_addr,
+                                    .big_endian = arch->big_endian, .addr_size = arch->addr_size};
+            struct capture cap = {.n = 0};
+            ck_assert_int_eq(pt_eh_walk(&ctx, cb, &cap, NULL, NULL), 0);
+            ck_assert_int_eq(cap.n, 1);
+            ck_assert_uint_eq(cap.fde.pc_begin, text);
+            ck_assert_uint_eq(cap.fde.pc_range, l.size);
+            struct pt_eh_ctx hctx = {.data = b.data + eh_size, .len = b.len - eh_size, .address = eh_addr + eh_size,
+                                     .big_endian = arch->big_endian, .addr_size = arch->addr_size};
+            struct pt_eh_hdr_info info;
+            uint64_t seen[3] = {0};
+            ck_assert_int_eq(pt_eh_hdr_decode(&hctx, &info, hdr_row, seen), 0);
+            ck_assert_uint_eq(info.eh_frame_ptr, eh_addr);
+            ck_assert_uint_eq(info.fde_count, 1);
+            ck_assert_uint_eq(seen[1], text);
+            ck_assert_uint_eq(seen[2], eh_addr + cap.fde.offset);
+        }
+        pt_buf_free(&b);
     }
-    pt_buf_free(&b);
 }
 END_TEST
 
@@ -514,7 +614,7 @@ START_TEST(tables_lack_no_field)
         ck_assert_msg(pt_arch_check(a, &why) == 0, "%s: %s", a->name, why);
     }
     const struct pt_arch *h = pt_arch_list[0];
-    for (int f = 0; f < 13; f++) {
+    for (int f = 0; f < 14; f++) {
         struct pt_arch a = *h;
         switch (f) {
         case 0: a.name = NULL; break;
@@ -530,6 +630,7 @@ START_TEST(tables_lack_no_field)
         case 10: a.reg_names = NULL; a.n_reg_names = 0; break;
         case 11: memset(a.nops, 0, sizeof a.nops); a.x86_nop_forms = 0; break;
         case 12: a.dwarf_regs = a.ra_column; break; /* too few for its own rules */
+        case 13: a.addr_size = 0; break;
         }
         struct pt_layout l;
         const char *why = NULL;
@@ -563,6 +664,8 @@ static Suite *emitter_suite(void)
     t = tcase_create("eh_frame");
     tcase_add_test(t, hdr_table_sorted);
     tcase_add_test(t, jitdump_blob_genelf_layout);
+    tcase_add_test(t, data_words_of_addr_size);
+    tcase_add_test(t, absptr_fde_of_addr_size);
     tcase_add_test(t, decoder_rejects_garbage);
     suite_add_tcase(s, t);
     return s;

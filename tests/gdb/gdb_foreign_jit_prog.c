@@ -15,6 +15,7 @@
  * Prints "ok ..." and exits 0, or "FAIL ..." and 1; 77 when the host is
  * not x86-64 (the foreign code is x86-64 bytes). */
 #define _GNU_SOURCE
+#include "arch/table.h"
 #include "emit/elf_image.h"
 #include "perftramp.h"
 
@@ -115,7 +116,9 @@ int main(void)
     const struct pt_elf_out_symbol sym = {.name = "foreign_jit_answer", .section = 0, .value = 0,
                                           .size = sizeof answer_code};
     size_t image_len;
-    uint8_t *image = pt_elf_build(62 /* EM_X86_64 */, false, &text, 1, &sym, 1, &image_len);
+    /* what pt_elf_build reads of a table: the machine, byte order and class */
+    static const struct pt_arch x86_64_elf = {.elf_machine = 62 /* EM_X86_64 */, .big_endian = 0, .addr_size = 8};
+    uint8_t *image = pt_elf_build(&x86_64_elf, &text, 1, &sym, 1, &image_len);
     if (!image)
         return fail("pt_elf_build");
     host_entry.symfile_addr = (const char *)image;
