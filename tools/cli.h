@@ -30,6 +30,11 @@ const char *cli_reg_name(const struct pt_arch *a, uint64_t reg, char buf[24]);
 /* One rule as readelf -wF spells it: "c-16", "u", "s", "r5", "exp", "v+8". */
 void cli_rule_text(const struct pt_arch *a, const struct pt_reg_rule *r, char *out, size_t n);
 
+/* The EHABI entries of a table whose unwinder reads them (tools/cli_ehabi.c),
+ * each set beside the .eh_frame row (rows, decoded) over its region. */
+struct pt_layout;
+void cli_ehabi_print(FILE *out, const struct pt_layout *l, const struct pt_row *rows, int n_rows);
+
 /* Disassembles a call frame program, one op a line. */
 void cli_cfa_print(FILE *out, const char *indent, const struct pt_arch *a, const uint8_t *p, size_t len,
                    bool big_endian, uint64_t code_align, int64_t data_align);

@@ -428,6 +428,8 @@ int cli_arch_main(int argc, char **argv)
     print_insns(stdout, e);
     print_rules(stdout, e);
     print_eh(stdout, e);
+    if (a->ehabi)
+        cli_ehabi_print(stdout, &e->l, e->rows, e->n_rows);
     if (raw && write_raw(raw, e) < 0)
         rc = CLI_USAGE;
 out:

@@ -30,6 +30,8 @@ struct pt_region {
     size_t eh_len;
     uint8_t *jd_blob;       /* jitdump UNWINDING_INFO payload (genelf layout) */
     size_t jd_blob_len, jd_eh_size;
+    struct pt_ehabi_region *ehabi; /* tables whose unwinder reads EHABI (emit/ehabi.h): its regions */
+    size_t n_ehabi;
     void *unwind_handle;    /* outputs/unwind_register.c */
     void *gdb_handle;       /* outputs/gdb_jit.c */
 };

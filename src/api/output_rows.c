@@ -105,7 +105,9 @@ static void unwind_arena_removed(struct perftramp *pt, struct pt_arena *a)
 static int unwind_code(struct perftramp *pt, struct pt_region *r, const struct pt_tramp *t)
 {
     (void)t;
-    return r->unwind_handle ? 0 : pt_unwind_code_add(pt->unwind, r->eh, r->eh_len, &r->unwind_handle);
+    const struct pt_unwind_code c = {.eh = r->eh, .eh_len = r->eh_len, .addr = r->addr, .size = r->size,
+                                     .ehabi = r->ehabi, .n_ehabi = r->n_ehabi, .big_endian = pt->arch->big_endian};
+    return r->unwind_handle ? 0 : pt_unwind_code_add(pt->unwind, &c, &r->unwind_handle);
 }
 
 static void unwind_code_removed(struct perftramp *pt, struct pt_region *r)

@@ -8,12 +8,16 @@
  *     (DW_EH_PE_absptr): the code may sit anywhere, far beyond the +-2 GiB
  *     a pcrel|sdata4 pointer from the heap reaches;
  *   - a jitdump UNWINDING_INFO payload in genelf's layout (pcrel, relative
- *     to the synthesized ELF, so wherever perf puts it).
+ *     to the synthesized ELF, so wherever perf puts it);
+ *   - where the in-process unwinder reads Arm EHABI tables (the table's
+ *     .ehabi), the EHABI regions of the same rows: rows EHABI cannot say
+ *     are refused (EINVAL) like a bad row.
  * Everything is validated and built before the lock is taken: a bad row
  * or a failed allocation leaves nothing half-published. */
 #include "api/context.h"
 #include "api/sized.h"
 #include "emit/eh_frame.h"
+#include "emit/ehabi.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -66,6 +70,7 @@ static void region_free(struct pt_region *r)
     free(r->code);
     free(r->eh);
     free(r->jd_blob);
+    free(r->ehabi);
 }
 
 void pt_regions_free(struct perftramp *pt)
@@ -101,6 +106,12 @@ static int region_build(const struct pt_arch *a, const struct perftramp_code *c,
         e = ENOMEM;
         goto out;
     }
+    struct pt_ehabi_region regions[PT_EHABI_MAX_REGIONS];
+    size_t n_regions = 0;
+    if (a->ehabi && pt_ehabi_regions(a, rows, c->n_cfi, c->size, regions, PT_EHABI_MAX_REGIONS, &n_regions, NULL) < 0) {
+        e = EINVAL;
+        goto out;
+    }
     size_t cie = pt_eh_cie_enc(&eh, a, DW_EH_PE_absptr);
     pt_eh_fde_abs(&eh, a, cie, (uint64_t)(uintptr_t)c->addr, c->size, prog.data, prog.len);
     pt_eh_terminator(&eh);
@@ -116,7 +127,9 @@ static int region_build(const struct pt_arch *a, const struct perftramp_code *c,
     g->code = malloc(c->size);
     g->eh = malloc(eh.len);
     g->jd_blob = malloc(jd.len);
-    if (!g->name || (c->file && c->line && !g->file) || !g->code || !g->eh || !g->jd_blob) {
+    g->ehabi = n_regions ? malloc(n_regions * sizeof *g->ehabi) : NULL;
+    if (!g->name || (c->file && c->line && !g->file) || !g->code || !g->eh || !g->jd_blob ||
+        (n_regions && !g->ehabi)) {
         region_free(g);
         e = ENOMEM;
         goto out;
@@ -126,6 +139,9 @@ static int region_build(const struct pt_arch *a, const struct perftramp_code *c,
     g->eh_len = eh.len;
     memcpy(g->jd_blob, jd.data, jd.len);
     g->jd_blob_len = jd.len;
+    if (n_regions)
+        memcpy(g->ehabi, regions, n_regions * sizeof *g->ehabi);
+    g->n_ehabi = n_regions;
 out:
     free(rows);
     pt_buf_free(&prog);

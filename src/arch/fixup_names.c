@@ -12,6 +12,7 @@ static const char *const names[] = {
     [PT_FIX_PPC_DS16] = "ppc DS-form 16",
     [PT_FIX_S390_RIL32] = "s390 RIL 32",
     [PT_FIX_X86_THUNK32] = "x86 disp32 from a pc thunk",
+    [PT_FIX_A32_LDR_LIT12] = "a32 ldr literal imm12",
     [PT_RELOC_X86_REL32] = "x86 rel32 (relocation)",
 };
 /* a kind added after the last one and not named here fails the build */

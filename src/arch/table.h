@@ -57,6 +57,7 @@ enum pt_fixup_kind {
     PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
     PT_FIX_X86_THUNK32,   /* le32 at byte `at`, from the START of this insn: the pc a call to a
                            * pc thunk (mov (%esp),%reg; ret) left in a register (i686) */
+    PT_FIX_A32_LDR_LIT12, /* A32 LDR (literal) U + imm12, from this insn + 8 */
 
     /* Relocations: fields that hold the distance from an instruction to
      * the VALUE of a data word (the target address), not to the word's
@@ -169,6 +170,11 @@ struct pt_arch {
      * decodes.  At least one of the two. */
     struct pt_nop nops[PT_MAX_NOPS];
     uint8_t x86_nop_forms;
+
+    /* Optional: the machine's in-process unwinder reads Arm EHABI tables
+     * (.ARM.exidx/.ARM.extab: libgcc on 32-bit Arm), which the emitter
+     * derives from the same CFI rows (src/emit/ehabi.c). */
+    uint8_t ehabi;
 };
 
 /* 0, or -1 with errno EINVAL and the missing or inconsistent field in

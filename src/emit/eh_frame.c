@@ -219,17 +219,23 @@ int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct 
     return r;
 }
 
-int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l)
+size_t pt_layout_cfi_rows(const struct pt_layout *l, struct pt_cfi_row *rows)
 {
     const struct pt_arch *a = l->arch;
-    struct pt_cfi_row rows[PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI];
     size_t n = 0;
     for (size_t i = 0; i < a->n_insns && i < PT_LAYOUT_MAX_INSNS; i++) {
         const struct pt_insn *in = &a->insns[i];
         for (int k = 0; k < PT_INSN_MAX_CFI && in->cfi[k].op != PT_CFI_NONE; k++)
             rows[n++] = (struct pt_cfi_row){.at = (uint32_t)(l->insn_off[i] + in->len), .cfi = in->cfi[k]};
     }
-    return pt_cfi_rows_program(b, a, rows, n, l->code_len);
+    return n;
+}
+
+int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l)
+{
+    struct pt_cfi_row rows[PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI];
+    size_t n = pt_layout_cfi_rows(l, rows);
+    return pt_cfi_rows_program(b, l->arch, rows, n, l->code_len);
 }
 
 /* DW_CFA_nop up to a multiple of 4 bytes from the entry start (the

@@ -72,6 +72,10 @@ int pt_cfi_op(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi *c)
  * -1 with errno EINVAL for an op the arch cannot encode. */
 int pt_cfi_rows_program(struct pt_buf *b, const struct pt_arch *a, const struct pt_cfi_row *rows, size_t n,
                         size_t code_size);
+/* A laid-out table's rules as rows (each instruction's at its end), in
+ * order; rows has room for PT_LAYOUT_MAX_INSNS * PT_INSN_MAX_CFI.  Returns
+ * their number. */
+size_t pt_layout_cfi_rows(const struct pt_layout *l, struct pt_cfi_row *rows);
 /* The FDE program of a laid-out table: its rows, then pt_cfi_rows_program. */
 int pt_cfi_program(struct pt_buf *b, const struct pt_layout *l);
 

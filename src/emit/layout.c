@@ -97,6 +97,14 @@ static int apply_fixup(struct pt_layout *l, size_t i, const char **why)
         or_word(p, (uint32_t)d & 0xfffc, be);
         return 0;
     }
+    case PT_FIX_A32_LDR_LIT12: { /* Arm ARM A8.8.64: the pc reads as the instruction + 8 */
+        int64_t d = word - (here + 8);
+        int64_t mag = d < 0 ? -d : d;
+        if (in->len != 4 || mag > 0xfff)
+            return fail(why, "a32 ldr literal fixup out of range");
+        or_word(p, (d < 0 ? 0 : 1u << 23) | (uint32_t)mag, be);
+        return 0;
+    }
     case PT_FIX_S390_RIL32: {
         int64_t d = word - here;
         if (in->len != 6 || d % 2 || !fits_signed(d / 2, 32))

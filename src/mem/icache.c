@@ -16,6 +16,10 @@
 #if defined(__powerpc64__)
 #include <sys/auxv.h>
 #endif
+#if defined(__arm__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #if defined(__riscv) && defined(__has_include) && !defined(PT_NO_SYS_CACHECTL)
 #if __has_include(<sys/cachectl.h>)
 #include <sys/cachectl.h>
@@ -109,6 +113,18 @@ static void flush_range(uintptr_t start, uintptr_t end)
     register uintptr_t a7 __asm__("a7") = 259;
     __asm__ volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a2), "r"(a7) : "memory");
 #endif
+}
+#elif defined(__arm__)
+/* 32-bit Arm: the cache maintenance operations are privileged (Arm ARM
+ * DDI 0406C, B4.2.1: CP15 c7 at PL1), so Linux offers a system call:
+ * cacheflush(start, end, 0), __ARM_NR_cacheflush = 0x0f0002 (Linux
+ * arch/arm/include/uapi/asm/unistd.h, arch/arm/kernel/traps.c).  It
+ * cleans the data cache to the point of unification and invalidates the
+ * instruction cache over the range, with ARMv7's maintenance broadcast to
+ * every core of the inner shareable domain.  Flags must be 0. */
+static void flush_range(uintptr_t start, uintptr_t end)
+{
+    syscall(__ARM_NR_cacheflush, start, end, 0);
 }
 #elif defined(__s390x__)
 /* z/Architecture has no cache instructions for programs: a CPU sees its

@@ -68,10 +68,48 @@ int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct 
 void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a);
 void pt_unwind_close(struct pt_unwind *u); /* deregisters what is left, in reverse order */
 /* Published code: a zero-terminated .eh_frame of absolute-pointer FDEs
- * (any address), at `eh`, kept alive by the caller until removed.  *handle
- * is set (and cleared by removal or pt_unwind_close). */
-int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void **handle);
+ * (any address), at `eh`, kept alive by the caller until removed, and
+ * where libgcc reads EHABI tables, the code's EHABI regions (emit/ehabi.h).
+ * *handle is set (and cleared by removal or pt_unwind_close). */
+struct pt_unwind_code {
+    const uint8_t *eh;
+    size_t eh_len;
+    uintptr_t addr;
+    size_t size;
+    const struct pt_ehabi_region *ehabi;
+    size_t n_ehabi;
+    bool big_endian;
+};
+int pt_unwind_code_add(struct pt_unwind *u, const struct pt_unwind_code *c, void **handle);
 void pt_unwind_code_removed(struct pt_unwind *u, void **handle);
+
+/* outputs/unwind_ehabi.c: where libgcc reads Arm EHABI tables (32-bit
+ * Arm), the ranges of code its __gnu_Unwind_Find_exidx answers for.  All
+ * lock-free for readers (pt_ehabi_find), safe in signal handlers. */
+struct pt_ehabi_region;
+/* 0 when libgcc asks this library's __gnu_Unwind_Find_exidx, else -1 with
+ * errno ENOTSUP (no EHABI here, or libperftramp was dlopen'ed and glibc's
+ * definition is the one libgcc binds to). */
+int pt_ehabi_usable(void);
+/* Registers [lo, hi) with its index table of `count` entries: an id >= 0,
+ * or -1 with errno (ENOSPC: 65,536 ranges registered; ENOMEM). */
+int pt_ehabi_add(uintptr_t lo, uintptr_t hi, const void *index, size_t count);
+void pt_ehabi_remove(int id);
+/* The index table covering pc and its entry count, or 0. */
+uintptr_t pt_ehabi_find(uintptr_t pc, int *count);
+/* Tables for code (emit/ehabi.h pt_ehabi_tables) in a mapping of their own
+ * within prel31 reach of it, registered for [code - PT_EHABI_SHIFT, code +
+ * (count - 1) * stride + end): the 2 bytes before the code too, where
+ * libgcc looks for a pc at the code's first instruction (a signal there).
+ * 0, or -1 with errno (ERANGE: no memory within reach). */
+struct pt_ehabi_map {
+    void *mem;
+    size_t len;
+    int id; /* -1: nothing registered */
+};
+int pt_ehabi_publish(struct pt_ehabi_map *m, const struct pt_ehabi_region *r, size_t n_regions, uintptr_t code,
+                     size_t count, size_t stride, size_t end, bool big_endian);
+void pt_ehabi_unpublish(struct pt_ehabi_map *m);
 
 /* outputs/gdb_jit.c: the GDB JIT interface, entries per chunk of slots */
 struct pt_gdb;

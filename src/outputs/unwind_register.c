@@ -17,6 +17,11 @@
  *    entry: a sorted {start_ip_offset, fde_offset} int32 table relative to
  *    segbase, the layout of .eh_frame_hdr's search table.
  *    (libunwind-dynamic.h; src/dwarf/Gfind_proc_info-lsb.c)
+ *  - libgcc on 32-bit Arm reads no .eh_frame (its unwinder is the EHABI
+ *    one, without __register_frame): each arena, and each published
+ *    region, gets Arm EHABI index and extab entries derived from the
+ *    same rows (emit/ehabi.c), which libgcc finds through
+ *    outputs/unwind_ehabi.c.
  *
  * Everything but libgcc is found with dlsym: no hard dependency.  libgcc is
  * referenced directly so that libgcc_s is loaded with us: glibc's
@@ -26,6 +31,8 @@
 #include "config.h"
 
 #include "outputs/outputs.h"
+
+#include "emit/ehabi.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -48,7 +55,9 @@
  * unwinder the process does have (a libgcc_s built for musl, as Alpine's:
  * not tested here), else stays NULL: PERFTRAMP_UNWIND then fails with
  * ENOTSUP and the other outputs work (tests/musl/musl.sh). */
-#ifdef __GLIBC__
+#if defined(__ARM_EABI__)
+#define PT_LIBGCC_EHABI 1 /* libgcc's unwinder reads EHABI tables only */
+#elif defined(__GLIBC__)
 extern void __register_frame(const void *begin);
 extern void __deregister_frame(const void *begin);
 #else
@@ -59,7 +68,7 @@ extern void __deregister_frame(const void *begin) __attribute__((weak));
 typedef void (*pt_frame_fn)(const void *);
 typedef void (*pt_unw_word_fn)(uintptr_t);
 
-enum { PT_UNW_LIBGCC = 1, PT_UNW_LLVM_SECTION = 2, PT_UNW_LLVM_FDE = 4, PT_UNW_NONGNU = 8 };
+enum { PT_UNW_LIBGCC = 1, PT_UNW_LLVM_SECTION = 2, PT_UNW_LLVM_FDE = 4, PT_UNW_NONGNU = 8, PT_UNW_EHABI = 16 };
 
 struct pt_unwind_reg {
     struct pt_arena *arena; /* NULL for published code */
@@ -68,6 +77,7 @@ struct pt_unwind_reg {
     const void *eh;       /* the .eh_frame, at its executable address */
     uintptr_t *fdes;      /* LLVM per-FDE mode: the FDEs registered */
     size_t n_fdes;
+    struct pt_ehabi_map ehabi; /* libgcc on 32-bit Arm: the EHABI tables */
 #ifdef PT_HAVE_NONGNU_HEADERS
     unw_dyn_info_t dyn;
     int32_t *table;       /* pairs {start_ip_offset, fde_offset} */
@@ -76,6 +86,7 @@ struct pt_unwind_reg {
 
 struct pt_unwind {
     pt_frame_fn gcc_register, gcc_deregister;
+    bool ehabi; /* libgcc reads EHABI tables (pt_ehabi_usable) */
     pt_unw_word_fn llvm_add_section, llvm_remove_section, llvm_add_fde, llvm_remove_fde;
 #ifdef PT_HAVE_NONGNU_HEADERS
     int (*nongnu_register)(unw_dyn_info_t *);
@@ -85,6 +96,7 @@ struct pt_unwind {
     size_t n_regs, cap_regs;
 };
 
+#if !defined(PT_LIBGCC_EHABI)
 static const void *object_of(const void *sym)
 {
     Dl_info info;
@@ -113,6 +125,7 @@ static void find_libgcc(struct pt_unwind *u, const void *llvm_object)
         u->gcc_deregister = dereg;
     }
 }
+#endif
 
 int pt_unwind_open(struct pt_unwind **out)
 {
@@ -129,15 +142,25 @@ int pt_unwind_open(struct pt_unwind **out)
         u->llvm_add_fde = u->llvm_remove_fde = NULL;
     if (!u->llvm_add_section || !u->llvm_remove_section)
         u->llvm_add_section = u->llvm_remove_section = NULL;
+#if defined(PT_LIBGCC_EHABI)
+    /* without it C++ exceptions and backtrace(3) would stop at the first
+     * trampoline however many other unwinders are fed: refuse */
+    if (pt_ehabi_usable() < 0) {
+        free(u);
+        return -1;
+    }
+    u->ehabi = true;
+#else
     const void *llvm_object = object_of((const void *)(u->llvm_add_fde ? u->llvm_add_fde : u->llvm_add_section));
     find_libgcc(u, llvm_object);
+#endif
 #ifdef PT_HAVE_NONGNU_HEADERS
     *(void **)&u->nongnu_register = dlsym(RTLD_DEFAULT, "_U_dyn_register");
     *(void **)&u->nongnu_cancel = dlsym(RTLD_DEFAULT, "_U_dyn_cancel");
     if (!u->nongnu_register || !u->nongnu_cancel)
         u->nongnu_register = NULL, u->nongnu_cancel = NULL;
 #endif
-    bool any = u->gcc_register || u->llvm_add_section || u->llvm_add_fde;
+    bool any = u->gcc_register || u->ehabi || u->llvm_add_section || u->llvm_add_fde;
 #ifdef PT_HAVE_NONGNU_HEADERS
     any = any || u->nongnu_register;
 #endif
@@ -245,12 +268,23 @@ static struct pt_unwind_reg *new_reg(struct pt_unwind *u)
     struct pt_unwind_reg *r = calloc(1, sizeof *r);
     if (!r)
         errno = ENOMEM;
+    else
+        r->ehabi.id = -1;
     return r;
+}
+
+/* EHABI tables for `count` copies of code described by `regions`. */
+static int register_ehabi(struct pt_unwind_reg *r, const struct pt_ehabi_region *regions, size_t n, uintptr_t code,
+                          size_t count, size_t stride, size_t end, bool big_endian)
+{
+    if (pt_ehabi_publish(&r->ehabi, regions, n, code, count, stride, end, big_endian) < 0)
+        return -1;
+    r->done |= PT_UNW_EHABI;
+    return 0;
 }
 
 int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct pt_arena *a)
 {
-    (void)s; /* only the nongnu libunwind registration needs the slot stride */
     if (!u || !a->eh_off || !a->eh_len) {
         errno = EINVAL;
         return -1;
@@ -267,6 +301,13 @@ int pt_unwind_arena_added(struct pt_unwind *u, const struct pt_slots *s, struct 
     if (u->gcc_register) {
         u->gcc_register(eh);
         r->done |= PT_UNW_LIBGCC;
+    }
+    if (u->ehabi) {
+        struct pt_ehabi_region regions[PT_EHABI_MAX_REGIONS];
+        size_t n;
+        if (pt_ehabi_layout_regions(s->layout, regions, PT_EHABI_MAX_REGIONS, &n, NULL) < 0 ||
+            register_ehabi(r, regions, n, a->x, a->n_slots, s->stride, s->stride, s->arch->big_endian) < 0)
+            err = errno;
     }
     if (u->llvm_add_section) {
         u->llvm_add_section((uintptr_t)eh);
@@ -308,6 +349,8 @@ static void deregister(struct pt_unwind *u, struct pt_unwind_reg *r)
     free(r->fdes);
     if (r->done & PT_UNW_LLVM_SECTION)
         u->llvm_remove_section((uintptr_t)r->eh);
+    if (r->done & PT_UNW_EHABI)
+        pt_ehabi_unpublish(&r->ehabi);
     if (r->done & PT_UNW_LIBGCC)
         u->gcc_deregister(r->eh);
     *r->owner = NULL;
@@ -335,9 +378,11 @@ void pt_unwind_arena_removed(struct pt_unwind *u, struct pt_arena *a)
  * hold absolute addresses, so libgcc and LLVM libunwind reach code
  * anywhere.  nongnu libunwind's table holds int32 offsets from a segment
  * base: it gets the code only when the FDE lies within +-2 GiB of it. */
-int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void **handle)
+int pt_unwind_code_add(struct pt_unwind *u, const struct pt_unwind_code *c, void **handle)
 {
-    if (!u || !eh || !len) {
+    const uint8_t *eh = c->eh;
+    size_t len = c->eh_len;
+    if (!u || !eh || !len || (u->ehabi && !c->n_ehabi)) {
         errno = EINVAL;
         return -1;
     }
@@ -355,6 +400,12 @@ int pt_unwind_code_add(struct pt_unwind *u, const uint8_t *eh, size_t len, void 
     if (u->gcc_register) {
         u->gcc_register(eh);
         r->done |= PT_UNW_LIBGCC;
+    }
+    if (u->ehabi && register_ehabi(r, c->ehabi, c->n_ehabi, c->addr, 1, 0, c->size, c->big_endian) < 0) {
+        int e = errno;
+        deregister(u, r);
+        errno = e;
+        return -1;
     }
     if (u->llvm_add_section) {
         u->llvm_add_section((uintptr_t)eh);

@@ -9,14 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Elf32_Ehdr is 52 bytes (the first 52 of either class are its header);
- * a symbol is 16 bytes in ELFCLASS32, 24 in ELFCLASS64 (System V gABI,
- * "ELF Header", "Symbol Table") */
-enum { EHDR_MIN = 52, HDR_FIXED = 12 };
-static unsigned sym_size(const struct pt_elf *e)
-{
-    return e->addr_size == 4 ? 16 : 24;
-}
+/* EHDR_SIZE: the bytes an ELF header of either class lies in (Elf64_Ehdr's). */
+enum { EHDR_SIZE = 64, HDR_FIXED = 12 };
 
 const char *pt_arena_state_name(enum pt_arena_state s)
 {
@@ -50,23 +44,24 @@ static uint64_t rd(const uint8_t *p, unsigned n, bool big_endian)
 }
 
 /* .symtab against .strtab and .text: every entry whole, every name inside
- * .strtab, every named symbol inside .text. */
+ * .strtab, every named symbol inside .text.  Entries of the file's class:
+ * Elf32_Sym 16 bytes, Elf64_Sym 24 (gABI, "Symbol Table"). */
 static void check_symbols(const struct pt_elf *e, const struct pt_elf_section *sym, const struct pt_elf_section *str,
                           const struct pt_elf_section *text, struct pt_arena_report *r)
 {
-    unsigned n = sym_size(e), w = e->addr_size;
-    if (sym->size % n || sym->size < n) {
+    unsigned sym_size = e->addr_size == 4 ? 16 : 24;
+    if (sym->size % sym_size || sym->size < sym_size) {
         verdict(r, PT_ARENA_INVALID, ".symtab sh_size %llu is no whole number of %u-byte entries",
-                (unsigned long long)sym->size, n);
+                (unsigned long long)sym->size, sym_size);
         return;
     }
-    for (uint64_t i = 1; i < sym->size / n; i++) {
-        const uint8_t *s = sym->data + i * n;
-        uint32_t name = (uint32_t)rd(s, 4, e->big_endian);
-        /* st_value and st_size: after st_name in Elf32_Sym, after st_shndx in Elf64_Sym */
-        uint64_t value = rd(s + (w == 4 ? 4 : 8), w, e->big_endian), size = rd(s + (w == 4 ? 8 : 16), w, e->big_endian);
-        if (all_zero(s, n))
+    size_t n = pt_elf_symbol_count(e, sym);
+    for (size_t i = 1; i < n; i++) {
+        struct pt_elf_symbol s;
+        if (all_zero(sym->data + i * sym_size, sym_size) || pt_elf_symbol(e, sym, i, &s) < 0)
             continue; /* a slot not named yet */
+        uint32_t name = s.name;
+        uint64_t value = s.value, size = s.size;
         if (name == 0 || name >= str->size || !memchr(str->data + name, 0, str->size - name)) {
             verdict(r, PT_ARENA_INVALID, "symbol %llu: name offset %u outside .strtab's %llu bytes",
                     (unsigned long long)i, name, (unsigned long long)str->size);
@@ -89,7 +84,7 @@ void pt_elf_arena_check(const uint8_t *d, size_t len, struct pt_arena_report *r)
         verdict(r, PT_ARENA_INCOMPLETE, "empty: created, never allocated nor written");
         return;
     }
-    if (all_zero(d, len < EHDR_MIN ? len : EHDR_MIN)) {
+    if (all_zero(d, len < EHDR_SIZE ? len : EHDR_SIZE)) {
         verdict(r, PT_ARENA_INCOMPLETE, "no ELF header: %zu bytes allocated, the headers never written", len);
         return;
     }

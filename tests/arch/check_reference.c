@@ -15,8 +15,11 @@
  *     register (the decoder multiplies the factors out);
  *   - the rules at every boundary again, decoded by readelf
  *     --debug-dump=frames-interp.
+ * For a table whose unwinder reads Arm EHABI tables (.ehabi), the EHABI
+ * entries derived from its rows are compared too (tests/arch/ehabi_reference.c).
  * Prints one line per architecture and toolchain:
  *   PROOF: arch.<arch>.reference-gas|reference-clang proven|failed|not-run ...
+ * and, for EHABI tables, arch.<arch>.ehabi-reference-gas|-clang.
  * A missing assembler or linker is not-run, and the test then exits 77
  * (SKIP) unless something failed. */
 #include "read/eh_decode.h"
@@ -25,6 +28,7 @@
 #include "read/elf_reader.h"
 #include "emit/layout.h"
 #include "readelf_rows.h"
+#include "ehabi_reference.h"
 
 #include <check.h>
 #include <errno.h>
@@ -51,6 +55,9 @@ static struct {
     const char *arch;
     enum proof_state state[TC_COUNT];
     char detail[TC_COUNT][200];
+    /* EHABI tables: the derived entries against the reference's */
+    enum proof_state ehabi[TC_COUNT]; /* P_RUNNING at the end: failed */
+    char ehabi_detail[TC_COUNT][400];
 } proofs[MAX_ARCHES];
 
 static void proof_set(int i, int tc, enum proof_state st, const char *fmt, ...)
@@ -148,6 +155,11 @@ static const struct pt_row *row_at(const struct fde_rows *fr, uint64_t off)
     return r;
 }
 
+static const struct pt_row *row_at_cb(const void *fr, uint64_t off)
+{
+    return row_at(fr, off);
+}
+
 /* Describes a row difference at `off`, or returns false when equal. */
 static bool rows_differ(const struct pt_row *a, const struct pt_row *b, char *why, size_t len)
 {
@@ -227,8 +239,8 @@ static void build_ours(const struct pt_arch *arch, struct ours *o)
 
 /* Assembles and links the reference with one toolchain and compares;
  * returns only when everything agrees. */
-static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, const char *assemble, const char *ld,
-                            const char *readelf)
+static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, int ai, const char *assemble,
+                            const char *ld, const char *readelf)
 {
     const char *label = tc_label[tc];
     char src[512], obj[400], so[400], cmd[2048], err[256];
@@ -340,6 +352,20 @@ static void check_toolchain(const struct pt_arch *arch, struct ours *o, int tc, 
             }
         }
     }
+
+    /* 6. EHABI: the entries derived from the same rows, against the
+     * reference's CFI at every boundary and its own .ARM.exidx entry */
+    if (arch->ehabi) {
+        char ewhy[300];
+        if (ehabi_reference_check(&o->l, &e, text.addr, row_at_cb, &ref, ewhy, sizeof ewhy, proofs[ai].ehabi_detail[tc],
+                                  sizeof proofs[ai].ehabi_detail[tc]) == 0) {
+            proofs[ai].ehabi[tc] = P_PROVEN;
+        } else {
+            proofs[ai].ehabi[tc] = P_RUNNING;
+            snprintf(proofs[ai].ehabi_detail[tc], sizeof proofs[ai].ehabi_detail[tc], "%s %s: %s", arch->name, label,
+                     ewhy);
+        }
+    }
     free(img);
 }
 
@@ -410,7 +436,7 @@ START_TEST(every_table_matches_its_reference)
     } else if (tc == TC_GAS && !is_gnu_as(assemble)) {
         proof_set(ai, tc, P_NOT_RUN, "GNU as %s not installed (binutils-%s)", assemble, arch->clang_target);
     } else {
-        check_toolchain(arch, &o, tc, assemble, ld, readelf);
+        check_toolchain(arch, &o, tc, ai, assemble, ld, readelf);
         proof_set(ai, tc, P_PROVEN,
                   "%zu boundaries: bytes, rules (our decoder and readelf), RA column %u, pc_range %zu, "
                   "%zu rows at the same byte offsets (%s)",
@@ -449,6 +475,18 @@ static int print_proofs(SRunner *r, int *not_run)
                 printf("PROOF: arch.%s.reference-%s failed not reached\n", name, what);
                 failed++;
                 break;
+            }
+            if (!table_at(i)->ehabi)
+                continue;
+            if (proofs[i].ehabi[tc] == P_PROVEN) {
+                printf("PROOF: arch.%s.ehabi-reference-%s proven %s\n", name, what, proofs[i].ehabi_detail[tc]);
+            } else if (proofs[i].state[tc] == P_NOT_RUN) {
+                printf("PROOF: arch.%s.ehabi-reference-%s not-run %s\n", name, what, proofs[i].detail[tc]);
+            } else {
+                printf("PROOF: arch.%s.ehabi-reference-%s failed %s\n", name, what,
+                       proofs[i].ehabi[tc] == P_RUNNING ? proofs[i].ehabi_detail[tc]
+                                                        : "not reached (the DWARF reference check failed first)");
+                failed++;
             }
         }
     }

@@ -21,7 +21,10 @@
  *    FP_ARG_REGS for the ABI (defaults: 8 and 8); an ABI that passes
  *    every argument on the stack (i386) sets ARG_WORDS, the stack words
  *    its trampoline passes (tests needing more are left out).
- *  - Unwind: the table's CFI, registered with libgcc's __register_frame,
+ *  - Unwind: the table's CFI, registered with libgcc's __register_frame
+ *    (on 32-bit Arm, whose libgcc reads EHABI tables only: the EHABI
+ *    entries the emitter derives from the same rows, found through the
+ *    library's __gnu_Unwind_Find_exidx),
  *    lets _Unwind_Backtrace from the target see exactly one frame more than
  *    a direct call (inside the trampoline) and the same frames below.
  *    The caller's CFA and frame-pointer register must come out as in the
@@ -45,12 +48,13 @@
 #define _GNU_SOURCE 1 /* sigsetjmp, siginfo_t, MAP_ANONYMOUS */
 #endif
 #include "emit/eh_frame.h"
+#include "emit/ehabi.h"
 #include "emit/layout.h"
+#include "outputs/outputs.h"
 #include "perftramp.h"
 #include "arch/table.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -68,6 +72,9 @@
 #if defined(__s390x__)
 #define INT_ARG_REGS 5 /* r2-r6 */
 #define FP_ARG_REGS 4  /* f0 f2 f4 f6 */
+#elif defined(__arm__)
+#define INT_ARG_REGS 4 /* r0-r3 (AAPCS 6.1.1) */
+#define FP_ARG_REGS 8  /* d0-d7, hard-float (AAPCS 6.1.2) */
 #else
 #define INT_ARG_REGS 8 /* x0-x7, a0-a7, r3-r10, rdi.. (x86-64 has 6) */
 #define FP_ARG_REGS 8  /* v0-v7, fa0-fa7, f1-f8 (of 13), xmm0-7 */
@@ -85,12 +92,6 @@
 #define ARG_WORDS 5
 #endif
 
-/* a long with its upper bits set (beyond 32 where a long has them) */
-#if LONG_MAX > 0x7fffffffL
-#define WIDE (1L << 33)
-#else
-#define WIDE 0x40000003L
-#endif
 #ifndef ARG_WORDS
 #define ARG_WORDS 99 /* arguments travel in registers: no stack words to count */
 #endif
@@ -108,6 +109,13 @@
 #define FP_WALK 1 /* back chain at 0(r1); a callee saves LR at 16 in its caller's frame (ELFv2 ABI 2.2.2) */
 #define FP_PREV(fp) (((void **)(fp))[0])
 #define FP_RA(fp) (((void **)FP_PREV(fp))[2])
+#elif defined(__arm__) && defined(PT_ARM_APCS) /* run_foreign.sh: -marm -mapcs-frame */
+/* APCS frames: fp (r11, __builtin_frame_address(0)) points at the saved
+ * pc slot; the caller's fp is 12 bytes below it, the return address 4
+ * (the layout the kernel's perf_callchain_user walks) */
+#define FP_WALK 1
+#define FP_PREV(fp) (((void **)(fp))[-3])
+#define FP_RA(fp) (((void **)(fp))[-1])
 #elif defined(__s390x__) && defined(PT_S390_BACKCHAIN) /* run_foreign.sh: -mbackchain */
 /* -mbackchain: __builtin_frame_address(0) is the entry r15, the caller's
  * frame, where the function saved its r14 (at 112) and whose 0(r15) holds
@@ -122,6 +130,10 @@
 #else
 #define NOINLINE __attribute__((noinline, noclone, unused))
 #endif
+
+/* 2^n in a long, for values that must not fit 32 bits where a long
+ * holds 64 (2^(n mod 31) where it holds 32: 32-bit Arm) */
+#define WIDE(n) ((long)(1UL << ((n) % (8 * sizeof(long) - 1))))
 
 static int passed, failed;
 
@@ -171,6 +183,7 @@ NOINLINE static long t_i5(long a, long b, long c, long d, long e)
 {
     return a + 3 * b + 5 * c + 7 * d + 11 * e;
 }
+NOINLINE static long t_i4(long a, long b, long c, long d) { return a + 3 * b + 5 * c + 7 * d; }
 NOINLINE static int t_narrow(signed char a, unsigned short b, int c, unsigned d)
 {
     return a * 1000000 + b * 10 + c - (int)d;
@@ -311,10 +324,17 @@ static void test_contract(void)
         check(f(9, -8, 7, -6, 5, 1L << 50) == t_i6(9, -8, 7, -6, 5, 1L << 50), "6 integer arguments");
     }
 #endif
+#if INT_ARG_REGS >= 5
     {
         long (*f)(long, long, long, long, long) = WRAP(long (*)(long, long, long, long, long), t_i5);
-        check(f(-1, 2, -3, 4, WIDE) == t_i5(-1, 2, -3, 4, WIDE), "5 integer arguments");
+        check(f(-1, 2, -3, 4, WIDE(33)) == t_i5(-1, 2, -3, 4, WIDE(33)), "5 integer arguments");
     }
+#else
+    {
+        long (*f)(long, long, long, long) = WRAP(long (*)(long, long, long, long), t_i4);
+        check(f(-1, 2, -3, WIDE(33)) == t_i4(-1, 2, -3, WIDE(33)), "4 integer arguments");
+    }
+#endif
     {
         int (*f)(signed char, unsigned short, int, unsigned) = WRAP(int (*)(signed char, unsigned short, int, unsigned), t_narrow);
         check(f(-7, 65535, -123, 4000000000u) == t_narrow(-7, 65535, -123, 4000000000u), "narrow integer arguments (sign/zero extension)");
@@ -351,7 +371,7 @@ static void test_contract(void)
     }
     {
         double (*f)(int, double, long, float, unsigned, double) = WRAP(double (*)(int, double, long, float, unsigned, double), t_mix6);
-        check(f(-3, 1.5, 1L << 35, 2.25f, 7u, -9.75) == t_mix6(-3, 1.5, 1L << 35, 2.25f, 7u, -9.75),
+        check(f(-3, 1.5, WIDE(35), 2.25f, 7u, -9.75) == t_mix6(-3, 1.5, WIDE(35), 2.25f, 7u, -9.75),
               "mixed integer and floating-point arguments");
     }
 #endif
@@ -393,21 +413,29 @@ static void test_contract(void)
 #endif
     {
         long (*v)(int, ...) = WRAP(long (*)(int, ...), t_vsum);
-        long want = INT_ARG_REGS >= 8 ? t_vsum(7, 1L, 2L, 3L, 4L, 5L, 6L, 1L << 40) : t_vsum(4, 1L, 2L, 3L, 1L << 40);
-        long got = INT_ARG_REGS >= 8 ? v(7, 1L, 2L, 3L, 4L, 5L, 6L, 1L << 40) : v(4, 1L, 2L, 3L, 1L << 40);
-        snprintf(what, sizeof what, "variadic call, %d integer arguments", INT_ARG_REGS >= 8 ? 8 : 5);
+        long want = INT_ARG_REGS >= 8   ? t_vsum(7, 1L, 2L, 3L, 4L, 5L, 6L, WIDE(40))
+                    : INT_ARG_REGS >= 5 ? t_vsum(4, 1L, 2L, 3L, WIDE(40))
+                                        : t_vsum(3, 1L, 2L, WIDE(40));
+        long got = INT_ARG_REGS >= 8   ? v(7, 1L, 2L, 3L, 4L, 5L, 6L, WIDE(40))
+                   : INT_ARG_REGS >= 5 ? v(4, 1L, 2L, 3L, WIDE(40))
+                                       : v(3, 1L, 2L, WIDE(40));
+        snprintf(what, sizeof what, "variadic call, %d integer arguments", INT_ARG_REGS >= 8 ? 8 : INT_ARG_REGS >= 5 ? 5 : 4);
         check(got == want, what);
         double (*m)(int, ...) = WRAP(double (*)(int, ...), t_vmix);
         char buf[64];
         int (*sn)(char *, size_t, const char *, ...) = WRAP(int (*)(char *, size_t, const char *, ...), snprintf);
-#if ARG_WORDS >= 7
+#if INT_ARG_REGS >= 5 && ARG_WORDS >= 7
         check(m(4, 10L, 0.25, -3L, 1e20) == t_vmix(4, 10L, 0.25, -3L, 1e20), "variadic call, mixed integer and double");
         int n = sn(buf, sizeof buf, "%d|%.3f", -42, 2.5);
         check(n == 9 && strcmp(buf, "-42|2.500") == 0, "variadic libc snprintf through a trampoline");
-#else
+#elif ARG_WORDS < 7 /* i386: the trampoline passes five stack words */
         check(m(2, 10L, 0.25) == t_vmix(2, 10L, 0.25), "variadic call, mixed integer and double (four words)");
         int n = sn(buf, sizeof buf, "%d|%d", -42, 7);
         check(n == 5 && strcmp(buf, "-42|7") == 0, "variadic libc snprintf through a trampoline (five words)");
+#else /* AAPCS: variadic arguments travel in r0-r3 only, a double in an even pair */
+        check(m(2, 10L, 0.25) == t_vmix(2, 10L, 0.25), "variadic call, mixed integer and double (r0, r1, r2:r3)");
+        int n = sn(buf, sizeof buf, "%d|", -42);
+        check(n == 4 && strcmp(buf, "-42|") == 0, "variadic libc snprintf through a trampoline");
 #endif
     }
     {
@@ -531,6 +559,16 @@ static void test_lifecycle(void)
 #define FP_DWARF 31 /* r31, gcc's frame pointer */
 #elif defined(__s390x__)
 #define FP_DWARF 11 /* r11, gcc's frame pointer */
+#elif defined(__arm__)
+#define FP_DWARF 11 /* r11, the frame pointer of A32 code (Thumb code keeps r7) */
+#endif
+/* The frame's sp: libgcc's _Unwind_GetCFA, except on 32-bit Arm, whose
+ * EHABI unwinder sets that only during a forced unwind (it reads a field
+ * of its phase-1 register set, prev_sp): there, the unwound r13. */
+#if defined(__ARM_EABI__)
+#define FRAME_SP(ctx) _Unwind_GetGR((ctx), 13)
+#else
+#define FRAME_SP(ctx) _Unwind_GetCFA(ctx)
 #endif
 struct trace {
     int n;
@@ -546,7 +584,7 @@ static _Unwind_Reason_Code trace_cb(struct _Unwind_Context *ctx, void *arg)
     if (t->n == MAX_FRAMES)
         return _URC_END_OF_STACK;
     t->ip[t->n] = _Unwind_GetIP(ctx);
-    t->cfa[t->n] = _Unwind_GetCFA(ctx);
+    t->cfa[t->n] = FRAME_SP(ctx);
 #ifdef FP_DWARF
     t->fp[t->n] = _Unwind_GetGR(ctx, FP_DWARF);
 #endif
@@ -613,8 +651,47 @@ NOINLINE FRAMELESS static long call_frameless_pop(pop_fn f, long x)
     return r;
 }
 
+/* The unwind information of one trampoline at `code`, for libgcc: its
+ * .eh_frame at `eh`; on 32-bit Arm, whose libgcc reads only EHABI tables,
+ * the EHABI entries the emitter derives from the same rows, found by
+ * libgcc through the library's __gnu_Unwind_Find_exidx. */
+#if defined(__ARM_EABI__)
+static struct pt_ehabi_map ehabi_reg[2]; /* by the .eh_frame they stand for */
+static const void *ehabi_eh[2];
+
+static void unwind_register(const struct pt_layout *l, uintptr_t code, void *eh)
+{
+    struct pt_ehabi_region r[PT_EHABI_MAX_REGIONS];
+    size_t n;
+    const char *why = "?";
+    int k = ehabi_eh[0] ? 1 : 0;
+    if (pt_ehabi_layout_regions(l, r, PT_EHABI_MAX_REGIONS, &n, &why) < 0 ||
+        pt_ehabi_publish(&ehabi_reg[k], r, n, code, 1, 0, l->size, l->arch->big_endian) < 0) {
+        printf("# EHABI tables for the trampoline: %s (%s)\n", why, strerror(errno));
+        return;
+    }
+    ehabi_eh[k] = eh;
+}
+
+static void unwind_deregister(const void *eh)
+{
+    for (int k = 0; k < 2; k++)
+        if (ehabi_eh[k] == eh) {
+            pt_ehabi_unpublish(&ehabi_reg[k]);
+            ehabi_eh[k] = NULL;
+        }
+}
+#else
 void __register_frame(void *);
 void __deregister_frame(void *);
+static void unwind_register(const struct pt_layout *l, uintptr_t code, void *eh)
+{
+    (void)l;
+    (void)code;
+    __register_frame(eh);
+}
+static void unwind_deregister(const void *eh) { __deregister_frame((void *)(uintptr_t)eh); }
+#endif
 
 /* Maps `len` bytes within +-1 GiB of `near` (pcrel|sdata4 FDE pointers
  * reach +-2 GiB): try hints above and below. */
@@ -639,6 +716,8 @@ static void *map_near(uintptr_t near, size_t len)
 static struct {
     long (*fn[3])(long);
     void *eh;
+    const struct pt_layout *l;
+    uintptr_t x;
     struct trace tr[3];
     void *ra[3][3];
     long got[3];
@@ -647,7 +726,7 @@ static struct {
 NOINLINE static void unwind_prepare(int k)
 {
     if (k == 2)
-        __register_frame(uw.eh);
+        unwind_register(uw.l, uw.x, uw.eh);
     memset(fp_ra, 0, sizeof fp_ra);
 }
 
@@ -695,6 +774,8 @@ NOINLINE static void test_unwind(void)
     uw.fn[0] = unwind_target;
     uw.fn[1] = uw.fn[2] = tramp;
     uw.eh = eh;
+    uw.l = &l;
+    uw.x = x;
     /* an unknown trip count and a body with no branch on k (those sit in
      * noinline helpers): neither gcc nor clang can split the call site */
     static volatile int runs = 3;
@@ -706,7 +787,7 @@ NOINLINE static void test_unwind(void)
     struct trace *tr = uw.tr;
     void *(*ra)[3] = uw.ra;
     long *got = uw.got;
-    __deregister_frame(eh);
+    unwind_deregister(eh);
     check(got[0] == 1 && got[1] == 2 && got[2] == 3, "the unwind target returns through the trampoline");
 
     struct trace *direct = &tr[0], *bare = &tr[1], *via = &tr[2];
@@ -813,6 +894,8 @@ static const unsigned csr[] = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
 static const unsigned csr[] = {6, 7, 8, 9, 10, 11, 12, 13}; /* r6-r13 (r14 = RA, r15 = SP) */
 #elif defined(__i386__)
 static const unsigned csr[] = {3, 5, 6, 7}; /* ebx ebp esi edi (i386 psABI, "Registers") */
+#elif defined(__arm__)
+static const unsigned csr[] = {4, 5, 6, 7, 8, 9, 10, 11}; /* r4-r11 (AAPCS 6.1.1; d8-d15 are not GRs) */
 #else
 #error "a new architecture: list its ABI's callee-saved registers (csr), uc_get and UC_PC here"
 #endif
@@ -872,6 +955,16 @@ static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
     *v = (uintptr_t)uc->uc_mcontext.gregs[greg[r]];
     return true;
 }
+#elif defined(__arm__)
+#define UC_PC(uc) ((uc)->uc_mcontext.arm_pc)
+static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
+{
+    /* struct sigcontext: arm_r0 .. arm_r10, arm_fp, arm_ip, arm_sp, arm_lr, arm_pc in order */
+    if (r > 15)
+        return false;
+    *v = (uintptr_t)(&uc->uc_mcontext.arm_r0)[r];
+    return true;
+}
 #elif defined(__s390x__)
 #define UC_PC(uc) ((uc)->uc_mcontext.psw.addr)
 static bool uc_get(const ucontext_t *uc, unsigned r, uintptr_t *v)
@@ -905,7 +998,7 @@ static _Unwind_Reason_Code btrace_cb(struct _Unwind_Context *ctx, void *arg)
     if (t->n == MAX_FRAMES)
         return _URC_END_OF_STACK;
     t->ip[t->n] = _Unwind_GetIP(ctx);
-    t->cfa[t->n] = _Unwind_GetCFA(ctx);
+    t->cfa[t->n] = FRAME_SP(ctx);
     for (size_t r = 0; r < N_CSR; r++)
         t->reg[t->n][r] = _Unwind_GetGR(ctx, (int)csr[r]);
     t->n++;
@@ -1088,6 +1181,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 #define TRAP_INSN "trap"
 #elif defined(__s390x__)
 #define TRAP_INSN ".short 0" /* opcode 00: operation exception */
+#elif defined(__arm__)
+#define TRAP_INSN "udf #0"
 #endif
 NOINLINE static long trapping(long x)
 {
@@ -1199,8 +1294,8 @@ NOINLINE static void boundary_prepare(void)
 #endif
     }
     if (k == n + 1) { /* the poison control: the FDE without restore rules */
-        __deregister_frame(bd.eh);
-        __register_frame(bd.stripped_eh);
+        unwind_deregister(bd.eh);
+        unwind_register(&bd.stripped_l, (uintptr_t)bd.mem, bd.stripped_eh);
     }
     __builtin___clear_cache((char *)bd.mem, (char *)bd.mem + bd.l.size);
     bd.fn = (long (*)(long))(void *)bd.mem;
@@ -1313,8 +1408,8 @@ NOINLINE static void boundary_record(void)
     char what[400];
     bool both = bd.matched[0] >= 0 && bd.matched[1] >= 0;
     if (k == n + 1) {
-        __deregister_frame(bd.stripped_eh);
-        __register_frame(bd.eh);
+        unwind_deregister(bd.stripped_eh);
+        unwind_register(&bd.l, (uintptr_t)bd.mem, bd.eh);
     }
     if (k == -2) {
         for (int v = 0; v < 2; v++)
@@ -1457,7 +1552,7 @@ NOINLINE static void test_boundaries(void)
     sigemptyset(&sa.sa_mask);
     for (int s = 0; s < 5; s++)
         sigaction(sigs[s], &sa, &old[s]);
-    __register_frame(bd.eh);
+    unwind_register(&bd.l, (uintptr_t)bd.mem, bd.eh);
 
     /* one loop body for every run, its state in bd (see above) */
     for (bd.k = -2; bd.k <= bd.n + 1; bd.k++) {
@@ -1466,7 +1561,7 @@ NOINLINE static void test_boundaries(void)
             boundary_via();
         boundary_record();
     }
-    __deregister_frame(bd.eh);
+    unwind_deregister(bd.eh);
     for (int s = 0; s < 5; s++)
         sigaction(sigs[s], &old[s], NULL);
     sigaltstack(&old_ss, NULL);

@@ -29,6 +29,8 @@
  *            "DWARF Definition", Table 1.18)
  *   i686     esp 4, return address 8    (i386 psABI, "DWARF Register Number
  *            Mapping")
+ *   arm      r13 (sp) 13, r14 (lr) 14   (DWARF for the Arm Architecture
+ *            (AADWARF32), 3.1 "DWARF register names")
  * and the entry rules the architecture tables (src/arch/) give every CIE:
  * CFA = sp + 0 (s390x: r15 + 160, the register save area the caller
  * allocates; x86: sp + 8 or 4), return address in the ABI's register
@@ -136,6 +138,25 @@ static const struct perftramp_cfi rows[] = {
     ROW(10, DEF_CFA_OFFSET, 0, 320),
     ROW(16, DEF_CFA_OFFSET, 0, 160),
     ROW(22, RESTORE, 14, 0),
+};
+#elif defined(__arm__)
+#define ARCH "arm"
+/* Arm ARM (DDI 0406C) A32 encodings, little-endian words; sp stays
+ * 8-aligned at the call (AAPCS 6.2.1.2):
+ *   0 e52de004  push {lr}          (STR immediate, pre-indexed, -4)
+ *   4 e24dd004  sub sp, sp, #4
+ *   8 e12fff30  blx r0
+ *   c e28dd004  add sp, sp, #4
+ *  10 e49de004  pop {lr}           (LDR immediate, post-indexed, +4)
+ *  14 e12fff1e  bx lr */
+static const uint32_t code_words[] = {0xe52de004, 0xe24dd004, 0xe12fff30, 0xe28dd004, 0xe49de004, 0xe12fff1e};
+static const struct perftramp_cfi rows[] = {
+    ROW(4, DEF_CFA_OFFSET, 0, 4),
+    ROW(4, OFFSET, 14, -4), /* lr at CFA-4 */
+    ROW(8, DEF_CFA_OFFSET, 0, 8),
+    ROW(16, DEF_CFA_OFFSET, 0, 4),
+    ROW(20, RESTORE, 14, 0),
+    ROW(20, DEF_CFA_OFFSET, 0, 0),
 };
 #else
 #error "no frameless function for this architecture"

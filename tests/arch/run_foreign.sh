@@ -104,7 +104,13 @@ for sym in $syms; do
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple
     else
         cc=$triple-gcc
-        case $name in s390x) extra="-mbackchain -DPT_S390_BACKCHAIN" ;; *) extra= ;; esac
+        # frame chains the harness walks: s390x's back chain, 32-bit Arm's
+        # APCS frames (the harness and library in A32 code)
+        case $name in
+        s390x) extra="-mbackchain -DPT_S390_BACKCHAIN" ;;
+        arm) extra="-marm -mapcs-frame -DPT_ARM_APCS" ;;
+        *) extra= ;;
+        esac
         if ! command -v "$cc" >/dev/null 2>&1; then
             say "arch $name: SKIP ($cc not installed: tools/install-deps)"
             proof_all "$name" not-run "$cc not installed (tools/install-deps)"

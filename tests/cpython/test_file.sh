@@ -62,14 +62,25 @@ isolated() {
         (cd "$dir" && HOME=$dir/home TMPDIR=$dir LD_LIBRARY_PATH=$dir/lib exec "$@")
     fi
 }
-for kind in stock patched; do
-    py=$stock
-    [ $kind = stock ] || py=$patched
-    t0=$SECONDS
+# run KIND: the test file on KIND's interpreter; its outcomes in $tmp/KIND.outcomes
+run() {
+    local py=$stock t0=$SECONDS
+    [ "$1" = stock ] || py=$patched
     # (--tempdir: regrtest's work directory, else in the cached build tree)
-    isolated "$tmp/$kind" "$py" -m test --tempdir=work test_perf_profiler test_perfmaps -v > "$tmp/$kind.out" 2>&1
-    echo "$kind: python -m test test_perf_profiler test_perfmaps -v: exit $?, $((SECONDS - t0)) s"
-    awk -f "$S/tests/lib/unittest_outcomes.awk" "$tmp/$kind.out" > "$tmp/$kind.outcomes"
+    isolated "$tmp/$1" "$py" -m test --tempdir=work test_perf_profiler test_perfmaps -v > "$tmp/$1.out" 2>&1
+    echo "$1: python -m test test_perf_profiler test_perfmaps -v: exit $?, $((SECONDS - t0)) s"
+    awk -f "$S/tests/lib/unittest_outcomes.awk" "$tmp/$1.out" > "$tmp/$1.outcomes"
+}
+for kind in stock patched; do
+    run $kind
+    # A test that records perf can lose its samples on a loaded machine
+    # (stock's DWARF class failed once at load 12, in 159 s, where it takes
+    # 11 s): one more run of that interpreter, the first one's failures shown.
+    if grep -q "^test\.test_perf_profiler\.TestPerfProfiler[A-Za-z]*\.[a-z_]*	\(FAIL\|ERROR\)" "$tmp/$kind.outcomes"; then
+        echo "$kind: a perf test failed; its report, then one more run:"
+        sed -n '/^\(FAIL\|ERROR\): test_/,/^\(=====*\|Ran [0-9]\)/p' "$tmp/$kind.out" | head -n 40 | sed 's/^/    /'
+        run $kind
+    fi
 done
 echo "each test's outcome (tests/lib/unittest_outcomes.awk), stock | patched:"
 awk -F '\t' -f "$S/tests/lib/unittest_compare.awk" "$tmp/stock.outcomes" "$tmp/patched.outcomes" > "$tmp/table"

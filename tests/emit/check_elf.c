@@ -10,6 +10,7 @@
 #include "emit/elf_image.h"
 #include "mem/elf_arena.h"
 #include "outputs/gdb_chunk.h"
+#include "read/elf_arena_check.h"
 #include "read/elf_reader.h"
 
 #include <check.h>
@@ -520,18 +521,27 @@ static void write_file(const char *name, const void *data, size_t len)
     fclose(f);
 }
 
-/* Reads `name` back: its class and machine are the table's, and symbol
- * k (1..n) of .symtab is "<prefix><k-1>" at value0 + (k-1) * step. */
-static void read_back(const struct pt_arch *a, const char *name, size_t n, uint64_t value0, uint64_t step,
-                      uint64_t size)
+/* The file `name` of the test's directory (up to 1 MiB), in a buffer the
+ * next call reuses. */
+static const uint8_t *read_file(const char *name, size_t *len)
 {
     char p[400];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "rb");
     ck_assert_ptr_nonnull(f);
     static uint8_t buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf, f);
+    *len = fread(buf, 1, sizeof buf, f);
     fclose(f);
+    return buf;
+}
+
+/* Reads `name` back: its class and machine are the table's, and symbol
+ * k (1..n) of .symtab is "<prefix><k-1>" at value0 + (k-1) * step. */
+static void read_back(const struct pt_arch *a, const char *name, size_t n, uint64_t value0, uint64_t step,
+                      uint64_t size)
+{
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
     struct pt_elf e;
     const char *why = "";
     ck_assert_msg(pt_elf_open(&e, buf, len, &why) == 0, "%s: %s", name, why);
@@ -553,6 +563,19 @@ static void read_back(const struct pt_arch *a, const char *name, size_t n, uint6
         ck_assert_uint_eq(s.value, value0 + (k - 1) * step);
         ck_assert_uint_eq(s.size, size);
     }
+}
+
+/* `perftramp check`'s judge of an arena file (read/elf_arena_check.h), in
+ * the file's class: complete, with its `n` symbols. */
+static void arena_complete(const struct pt_arch *a, const char *name, size_t n)
+{
+    size_t len;
+    const uint8_t *buf = read_file(name, &len);
+    struct pt_arena_report r;
+    pt_elf_arena_check(buf, len, &r);
+    ck_assert_msg(r.state == PT_ARENA_COMPLETE && r.symbols == n && r.machine == a->elf_machine,
+                  "%s (%s, ELFCLASS%u): %s, %llu symbols, machine %u: %s", name, a->name, a->addr_size * 8,
+                  pt_arena_state_name(r.state), (unsigned long long)r.symbols, r.machine, r.why);
 }
 
 /* readelf decodes every part without a warning and finds `fdes` FDEs and
@@ -639,6 +662,7 @@ START_TEST(every_table_either_class)
         b.backend->free(&b);
         pt_elf_dir_close(&d);
         read_back(a, file, CLASS_SLOTS, text_off, stride, l.size);
+        arena_complete(a, file, CLASS_SLOTS);
         lint(file, CLASS_SLOTS, CLASS_SLOTS, true);
 
         /* 2. a GDB JIT chunk image of live, named slots */
@@ -690,8 +714,8 @@ START_TEST(every_table_either_class)
         free(img);
         read_back(a, file, CLASS_SLOTS, 0, stride, l.size);
         lint(file, 0, 0, false);
-        printf("every_table_either_class: %s: ELFCLASS%u arena file, chunk and batch images read back, readelf "
-               "and eu-elflint clean\n", a->name, a->addr_size * 8);
+        printf("every_table_either_class: %s: ELFCLASS%u arena file (complete for perftramp check), chunk and batch "
+               "images read back, readelf and eu-elflint clean\n", a->name, a->addr_size * 8);
     }
 }
 END_TEST

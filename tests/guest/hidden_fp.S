@@ -19,7 +19,9 @@
  * return address, r15 sp, CFA = r15 + 160, register save area in the
  * caller's frame, back chain at 0(r15)); i386 psABI (cdecl: arguments on
  * the stack, ebp frame pointer = 5, ebx 3, esi 6, edi 7, the stack 16-byte
- * aligned at calls; Intel SDM vol. 2 for the instructions). */
+ * aligned at calls; Intel SDM vol. 2 for the instructions); AAPCS and
+ * AADWARF32 for 32-bit Arm (A32 code, r11 the fp an APCS frame walk reads,
+ * lr = 14, sp 8-aligned at calls). */
 	.text
 #if defined(__aarch64__)
 	.globl	pt_hidden_spin
@@ -428,6 +430,82 @@ pt_return_arg:
 	.cfi_startproc
 	movl	4(%esp), %eax
 	ret
+	.cfi_endproc
+	.size	pt_return_arg, .-pt_return_arg
+#elif defined(__arm__)
+	.syntax	unified
+	.arm
+	.cfi_sections .eh_frame
+	.globl	pt_hidden_spin
+	.type	pt_hidden_spin, %function
+	.p2align 3
+pt_hidden_spin:
+	.cfi_startproc
+	push	{r11, lr}
+	.cfi_def_cfa_offset 8
+	.cfi_offset 11, -8
+	.cfi_offset 14, -4
+	ldr	r1, [r0]
+	movw	r11, #0x5a5a		/* garbage: not a stack address */
+	movt	r11, #0xa5a5
+	mov	r0, #0
+	cmp	r1, #0
+	ble	2f
+1:	add	r0, r0, r11		/* the hot loop: r11 is data here */
+	ror	r0, r0, #7
+	eor	r11, r11, r1		/* ... and it changes every turn */
+	subs	r1, r1, #1
+	bne	1b
+2:	pop	{r11, lr}
+	.cfi_def_cfa_offset 0
+	.cfi_restore 11
+	.cfi_restore 14
+	lsr	r0, r0, #1
+	bx	lr
+	.cfi_endproc
+	.size	pt_hidden_spin, .-pt_hidden_spin
+
+	.globl	pt_hidden_loop
+	.type	pt_hidden_loop, %function
+	.p2align 3
+pt_hidden_loop:
+	.cfi_startproc
+	push	{r4, r5, r6, r10, r11, lr}	/* 24 bytes: sp stays 8-aligned */
+	.cfi_def_cfa_offset 24
+	.cfi_offset 4, -24
+	.cfi_offset 5, -20
+	.cfi_offset 6, -16
+	.cfi_offset 10, -12
+	.cfi_offset 11, -8
+	.cfi_offset 14, -4
+	mov	r4, r0
+	mov	r5, r1
+	mov	r6, r2
+	movw	r11, #0x5a5a
+	movt	r11, #0xa5a5
+1:	mov	r0, r5
+	blx	r4
+	add	r11, r11, #0x1000	/* a different garbage each call */
+	subs	r6, r6, #1
+	bgt	1b
+	pop	{r4, r5, r6, r10, r11, lr}
+	.cfi_def_cfa_offset 0
+	.cfi_restore 4
+	.cfi_restore 5
+	.cfi_restore 6
+	.cfi_restore 10
+	.cfi_restore 11
+	.cfi_restore 14
+	bx	lr
+	.cfi_endproc
+	.size	pt_hidden_loop, .-pt_hidden_loop
+
+	.globl	pt_return_arg
+	.type	pt_return_arg, %function
+	.p2align 3
+pt_return_arg:
+	.cfi_startproc
+	bx	lr
 	.cfi_endproc
 	.size	pt_return_arg, .-pt_return_arg
 #endif

@@ -13,6 +13,10 @@
 #     attached with -p), samples on the trampoline's first instructions
 #     with garbage in the frame pointer (only its FDE unwinds them), gdb bt.
 #  3. Checks the guest's jitdump here too, with this host's perftramp check.
+# A table whose in-process unwinder reads Arm EHABI tables (.ehabi) also
+# gets the "ehabi" group: tests/arch/ehabi_unwind.cc, static and against a
+# libperftramp.so, run in the machine (a C++ exception, backtrace(3),
+# threads: arch.<arch>.ehabi-guest).
 # Prints the guest's PROOF lines (arch.<arch>.<id>) and the times of each
 # part.  PT_GUEST_TESTS=0 skips (repeated make check passes: sanitizers).
 set -u
@@ -22,7 +26,10 @@ build=${PT_BUILDDIR:-$(pwd)}
 prefix=${PT_CROSS_PREFIX:-/opt/perftramp-cross}
 # PT_GUEST_PROOFS: the groups to run (default all), e.g. "jitdump" for a
 # mutation's killer
-groups=${PT_GUEST_PROOFS:-fp jitdump elf gdb}
+table=$(grep -l "^ *\.name *= *\"$arch\"" "$src"/src/arch/*.c 2> /dev/null | head -n 1)
+ehabi=
+[ -n "$table" ] && grep -q '^ *\.ehabi *= *1' "$table" && ehabi=ehabi
+groups=${PT_GUEST_PROOFS:-fp jitdump elf gdb $ehabi}
 IDS=
 for g in $groups; do
     case $g in
@@ -30,7 +37,8 @@ for g in $groups; do
     jitdump) IDS="$IDS perf-jitdump-dwarf check check-host perf-jitdump-fdes" ;;
     elf) IDS="$IDS perf-elf perf-elf-fdes perf-elf-attach" ;;
     gdb) IDS="$IDS gdb-bt" ;;
-    *) echo "FAIL: PT_GUEST_PROOFS: unknown group '$g' (fp jitdump elf gdb)"; exit 99 ;;
+    ehabi) IDS="$IDS ehabi-guest" ;;
+    *) echo "FAIL: PT_GUEST_PROOFS: unknown group '$g' (fp jitdump elf gdb ehabi)"; exit 99 ;;
     esac
 done
 all_proofs() { for id in $IDS; do echo "PROOF: arch.$arch.$id $1 $2"; done; }
@@ -42,12 +50,11 @@ skip() {
 [ "${PT_GUEST_TESTS:-1}" = 0 ] && skip "PT_GUEST_TESTS=0"
 
 table_field() {
-    f=$(grep -l "^ *\.name *= *\"$arch\"" "$src"/src/arch/*.c 2> /dev/null | head -n 1)
-    [ -n "$f" ] && sed -n "s/^ *\\.$1 *= *\"\\([^\"]*\\)\".*/\\1/p" "$f" | head -n 1
+    [ -n "$table" ] && sed -n "s/^ *\\.$1 *= *\"\\([^\"]*\\)\".*/\\1/p" "$table" | head -n 1
 }
 triple=$(table_field clang_target)
 [ -n "$triple" ] || { echo "FAIL: no table named $arch in src/arch"; exit 1; }
-for tool in "$triple-gcc" mmdebstrap cpio timeout; do
+for tool in "$triple-gcc" ${ehabi:+"$triple-g++"} mmdebstrap cpio timeout; do
     command -v "$tool" > /dev/null 2>&1 || skip "$tool missing (tools/install-deps installs it)"
 done
 host_pt=$build/tools/perftramp
@@ -72,10 +79,25 @@ mkdir -p "$b/inc" "$b/obj"
 # the cross toolchain's own libc headers
 cp "$ffiinc/ffi.h" "$ffiinc/ffitarget.h" "$b/inc/"
 cc=$triple-gcc
+cxx=$triple-g++
+case $arch in arm)
+    cc="$src/tests/guest/cc_eh_frame.sh $triple-gcc"
+    cxx="$src/tests/guest/cc_eh_frame.sh $triple-g++" ;;
+esac
 # -fasynchronous-unwind-tables: Debian's riscv64 gcc has them off;
-# -mbackchain: s390x frames chained for perf's and gdb's frame walks
+# -mbackchain: s390x frames chained for perf's and gdb's frame walks;
+# -marm -mapcs-frame: 32-bit Arm code in A32 with APCS frames, the only
+# user frames the kernel's perf_callchain_user walks (Thumb code keeps its
+# frame pointer in r7, which it never reads: tests/guest/fp_control.c
+# shows 0 complete chains so), and its CFI in .eh_frame, the only place
+# perf's libunwind reads (tests/guest/cc_eh_frame.sh); -fPIC
+# -fvisibility=hidden: the same objects make the libperftramp.so the
+# ehabi group runs against
 extra=
-case $arch in s390x) extra=-mbackchain ;; esac
+case $arch in
+s390x) extra=-mbackchain ;;
+arm) extra="-marm -mapcs-frame -fPIC -fvisibility=hidden" ;;
+esac
 flags="-std=gnu11 -O2 -g -static -pthread -fasynchronous-unwind-tables -fno-omit-frame-pointer
        -fno-optimize-sibling-calls $extra -include $build/config.h -I$build -I$src/include -I$src/src -I$b/inc"
 # --eh-frame-hdr: gcc links -static programs without .eh_frame_hdr, and
@@ -93,12 +115,45 @@ if ! { (cd "$b/obj" && $cc $flags -c "$src"/src/*/*.c) &&
     all_proofs failed "the cross build failed"
     exit 1
 fi
+# 32-bit Arm: the plain-C control as Debian builds armhf code by default
+# (Thumb-2, r7 frames, unwind tables in .ARM.exidx and .debug_frame only)
+case $arch in arm)
+    # shellcheck disable=SC2086 # a list
+    "$triple-gcc" -std=gnu11 -O2 -g -static -fasynchronous-unwind-tables -fno-omit-frame-pointer \
+        -fno-optimize-sibling-calls -o "$b/fp_control_default" "$src/tests/guest/fp_control.c" -Wl,--eh-frame-hdr \
+        >> "$b/build.log" 2>&1 || { echo "FAIL: fp_control_default for $arch"; exit 1; } ;;
+esac
+# the ehabi group: the EHABI test program, static and against a shared
+# library linked from the same objects with the library's version scripts
+case " $groups " in *" ehabi "*)
+    cxxflags="-std=gnu++17 -O2 -g -pthread $extra -I$build -I$src/include"
+    # shellcheck disable=SC2086 # lists
+    if ! { $cxx $cxxflags -static -o "$b/ehabi_unwind" "$src/tests/arch/ehabi_unwind.cc" "$b"/obj/*.o \
+               "$ffilib/libffi.a" -ldl &&
+           "$triple-gcc" -shared -o "$b/libperftramp.so.0" -Wl,-soname,libperftramp.so.0 \
+               -Wl,--version-script="$src/src/api/libperftramp.map" \
+               -Wl,--version-script="$src/src/api/libperftramp-ehabi.map" "$b"/obj/*.o -L"$ffilib" -lffi -ldl -pthread &&
+           ln -sf libperftramp.so.0 "$b/libperftramp.so" &&
+           $cxx $cxxflags -o "$b/ehabi_shared" "$src/tests/arch/ehabi_unwind.cc" -L"$b" -lperftramp -ldl; } \
+            >> "$b/build.log" 2>&1; then
+        echo "FAIL: the ehabi programs for $arch"
+        tail -n 30 "$b/build.log" | sed 's/^/#   /'
+        all_proofs failed "the cross build failed"
+        exit 1
+    fi ;;
+esac
 t1=$(date +%s)
 
 # ---- the payload
 p=$work/payload
 mkdir -p "$p/bin"
 cp "$b/perftramp" "$b/tiny" "$b/perf_workload" "$b/fp_control" "$p/bin/"
+[ -f "$b/fp_control_default" ] && cp "$b/fp_control_default" "$p/bin/"
+if [ -f "$b/ehabi_unwind" ]; then
+    mkdir -p "$p/lib"
+    cp "$b/ehabi_unwind" "$b/ehabi_shared" "$p/bin/"
+    cp "$b/libperftramp.so.0" "$p/lib/"
+fi
 cp "$src/tests/guest/proofs.sh" "$p/run"
 cp "$src/tests/lib/chain_stats.awk" "$p/"
 echo "$arch" > "$p/arch"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The cache maintenance is really in the cross builds (issue 12, point 6).
-# For aarch64, ppc64le, riscv64 and s390x, compiles the code on the wrap and
+# For aarch64, ppc64le, riscv64, s390x and arm, compiles the code on the wrap and
 # release paths (src/api/perftramp.c, src/mem/*.c) with the cross gcc and
 # with clang --target, -O2 as the library ships, disassembles the objects
 # (<triple>-objdump -dr) and follows the calls from perftramp_wrap and from
@@ -14,6 +14,8 @@
 #   s390x    bcr 15,0 (serialization: objdump says br %r0), which discards
 #            instructions prefetched through the other view of double-mapped
 #            memory
+#   arm      r0 = 0x0f0002 (cacheflush) and a call to syscall: 32-bit Arm
+#            user code cannot run cache maintenance operations
 # __builtin___clear_cache is not enough: on ppc64le GCC 12 emits nothing,
 # and clang calls libgcc's empty __clear_cache on ppc64le and riscv64.
 # Prints PROOF: icache.<arch> proven|failed|not-run per architecture.  An
@@ -120,7 +122,7 @@ check() {
 }
 
 ran=0 bad=0 skipped=0
-for arch in aarch64 ppc64le riscv64 s390x; do
+for arch in aarch64 ppc64le riscv64 s390x arm; do
     case $arch in
     aarch64)
         triple=aarch64-linux-gnu
@@ -138,6 +140,10 @@ for arch in aarch64 ppc64le riscv64 s390x; do
         triple=s390x-linux-gnu
         patterns='^(bcr 15,0|br %r0)$'
         ordered=1 what="bcr 15,0" ;;
+    arm)
+        triple=arm-linux-gnueabihf
+        patterns='^movs?w? r0, #2$;^movt r0, #15$;^R_ARM_(THM_)?(CALL|JUMP24) syscall$'
+        ordered=0 what="syscall(__ARM_NR_cacheflush = 0xf0002, start, end, 0)" ;;
     esac
     if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$triple-objdump" >/dev/null 2>&1; then
         echo "PROOF: icache.$arch not-run $triple-gcc or $triple-objdump not installed (tools/install-deps)"
@@ -183,5 +189,5 @@ if [ $skipped -gt 0 ] && [ -n "${CI:-}" ]; then
     echo "FAIL: $skipped architecture(s) not run under CI: tools/install-deps must install them"
     exit 1
 fi
-[ $ran -gt 0 ] || { echo "SKIP: no cross compiler for aarch64, ppc64le, riscv64 or s390x"; exit 77; }
+[ $ran -gt 0 ] || { echo "SKIP: no cross compiler for aarch64, ppc64le, riscv64, s390x or arm"; exit 77; }
 exit 0
