@@ -134,6 +134,10 @@ keys="$keys lua_off_vs_unpatched lua_perfmap_vs_off"
 PT_SRCDIR=$src PT_BUILDDIR=$build stage lua_overhead 600 bash "$src/bench/lua_overhead.sh" $([ -n "$quick" ] && echo 3)
 # shellcheck disable=SC2046
 stage python_create 900 sh "$src/bench/python_create.sh" $([ -n "$quick" ] && echo 1)
+# CPython 3.13.5 on perftramp against stock, same source and flags (examples/cpython)
+keys="$keys cpython_fib_perf_vs_stock cpython_fib_perfjit_vs_stock cpython_create_vs_stock cpython_rss_vs_stock cpython_off_vs_stock"
+# shellcheck disable=SC2046
+PT_SRCDIR=$src PT_BUILDDIR=$build stage cpython_vs_stock 2400 sh "$src/bench/cpython_vs_stock.sh" $([ -n "$quick" ] && echo 3)
 keys="$keys enable_ms_100k"; make -s -C "$build" tests/api/check_dynamic >/dev/null 2>&1 && stage enable_100k 300 env CK_RUN_CASE=enable100k "$build/tests/api/check_dynamic" || echo "enable_ms_100k: n/a (tests/api/check_dynamic does not build here: it needs Check)" >>"$log"
 
 # Derived ratios.
@@ -151,6 +155,8 @@ target() {
     bytes_per_trampoline_unwind) echo "<= 80" ;; scaling_bytes_1e7) echo "<= 64" ;;
     py31[2-9]_create_vs_builtin* | py31[2-9]_rss_per_fn_vs_builtin*) echo "<= 1.0" ;;
     naive_vs_perftramp) echo ">= 3" ;;
+    cpython_fib_perf_vs_stock | cpython_fib_perfjit_vs_stock | cpython_create_vs_stock) echo "<= 1.0" ;;
+    cpython_rss_vs_stock) echo "<= 1.05" ;; cpython_off_vs_stock) echo "<= 1.01" ;;
     gdb_vs_none) echo "<= 3" ;; all_vs_floor) echo "<= 1.5" ;; gdb_run_bt_s_10k) echo "<= 2" ;;
     *) echo "" ;;
     esac
@@ -178,6 +184,7 @@ floor_of() {
     bytes_per_trampoline_*) echo "slot 32 B (x86-64)$([ "$1" = bytes_per_trampoline_unwind ] && echo ' + FDE 28 B + search entry 8 B')" ;;
     scaling_bytes_1e7) echo "slot 32 B + FDE 28 B (x86-64)" ;;
     py31*_vs_builtin*) echo "CPython's own trampoline, same interpreter" ;;
+    cpython_*_vs_stock) echo "stock CPython 3.13.5, same source and flags" ;;
     *) echo "" ;;
     esac
 }

@@ -11,13 +11,15 @@
 #                       already were on, 2 when this call switched them on
 #   debian_mirror       the machine's Debian mirror: the first .../debian
 #                       URI of its apt sources (empty when there is none)
-#   private_apt DIR LINE...
+#   private_apt DIR TYPE SUITE
 #                       an apt configuration of apt-get's own in DIR (no
-#                       blanks in DIR): sources.list of the LINEs, lists and
-#                       archives in DIR, the machine's dpkg status; sets
-#                       $PRIVATE_APT, the options to pass apt-get unquoted.
-#                       The machine's sources, lists and caches are left as
-#                       they are, and no root is needed.
+#                       blanks in DIR): a sources.list of the one line
+#                       "TYPE <debian_mirror> SUITE main", lists and archives
+#                       in DIR, the machine's dpkg status; sets $PRIVATE_APT,
+#                       the options to pass apt-get unquoted.  The machine's
+#                       sources, lists and caches are left as they are, and
+#                       no root is needed.  1 when the machine names no
+#                       Debian mirror.
 
 # A mirror being synced serves a Release file whose sizes or hashes do not
 # match the index files yet ("File has unexpected size ... Mirror sync in
@@ -75,10 +77,10 @@ debian_mirror() {
 }
 
 private_apt() {
-    _dir=$1
-    shift
+    _dir=$1 _mirror=$(debian_mirror)
+    [ -n "$_mirror" ] || return 1
     mkdir -p "$_dir/lists/partial" "$_dir/archives/partial" "$_dir/parts" "$_dir/prefs"
-    printf '%s\n' "$@" > "$_dir/sources.list"
+    echo "$2 [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $_mirror $3 main" > "$_dir/sources.list"
     PRIVATE_APT="-o Dir::Etc::SourceList=$_dir/sources.list -o Dir::Etc::SourceParts=$_dir/parts
         -o Dir::Etc::PreferencesParts=$_dir/prefs -o Dir::Etc::Preferences=$_dir/prefs/none
         -o Dir::State::Lists=$_dir/lists -o Dir::Cache=$_dir -o Dir::Cache::Archives=$_dir/archives

@@ -40,15 +40,13 @@ failed() {
     echo "install-deps: $1" >&2
     exit 1
 }
-. "$(dirname "$0")/apt_lib.sh" # debian_mirror, private_apt
-mirror=$(debian_mirror)
-[ -n "$mirror" ] || failed "no Debian mirror (a .../debian URI) in /etc/apt/sources.list{,.d/*.sources}"
+. "$(dirname "$0")/apt_lib.sh" # private_apt
 mkdir -p "$t/src"
-private_apt "$t/apt" "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main"
+private_apt "$t/apt" deb-src trixie || failed "no Debian mirror (a .../debian URI) in /etc/apt/sources.list{,.d/*.sources}"
 echo "install-deps: fetching CPython $version (Debian 13's python3.13 source, upstream tree) into $prefix"
 # shellcheck disable=SC2086 # $PRIVATE_APT is a list of options
 apt-get $PRIVATE_APT update > "$log" 2>&1 ||
-    failed "apt-get update of trixie's sources from $mirror failed (debian-archive-keyring needs the Debian 13 keys)"
+    failed "apt-get update of trixie's sources failed (debian-archive-keyring needs the Debian 13 keys)"
 # shellcheck disable=SC2086
 (cd "$t/src" && apt-get $PRIVATE_APT source --download-only python3.13) >> "$log" 2>&1 ||
     failed "apt-get source --download-only python3.13 (trixie) failed"

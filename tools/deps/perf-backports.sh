@@ -31,13 +31,11 @@ failed() {
     echo "install-deps: $1" >&2
     exit 1
 }
-. "$(dirname "$0")/apt_lib.sh" # debian_mirror, private_apt
-mirror=$(debian_mirror)
-[ -n "$mirror" ] || failed "no Debian mirror (a .../debian URI) in /etc/apt/sources.list{,.d/*.sources}"
-private_apt "$t/apt" "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main"
+. "$(dirname "$0")/apt_lib.sh" # private_apt
+private_apt "$t/apt" deb bookworm-backports || failed "no Debian mirror (a .../debian URI) in /etc/apt/sources.list{,.d/*.sources}"
 echo "install-deps: unpacking bookworm-backports' linux-perf into $prefix (for CPython's test_perf_profiler)"
 # shellcheck disable=SC2086 # $PRIVATE_APT is a list of options
-apt-get $PRIVATE_APT update > "$log" 2>&1 || failed "apt-get update of bookworm-backports from $mirror failed"
+apt-get $PRIVATE_APT update > "$log" 2>&1 || failed "apt-get update of bookworm-backports failed"
 mkdir "$t/deb"
 # shellcheck disable=SC2086
 (cd "$t/deb" && apt-get $PRIVATE_APT download linux-perf/bookworm-backports) >> "$log" 2>&1 ||
