@@ -158,5 +158,7 @@ if [ -n "$host" ]; then
     host=$h
 fi
 for kind in $kinds; do
-    echo "$kind $(build "$kind")"
+    # (a failed build's exit status would be lost in echo's argument)
+    dir=$(build "$kind") || exit 1
+    echo "$kind $dir"
 done
