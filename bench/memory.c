@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Memory per live trampoline: executable memory plus metadata (slot
- * bitmaps, names, arena bookkeeping), over 1M live trampolines.
+ * bitmaps, name copies, arena bookkeeping), over 1M live trampolines, by
+ * default and with PERFTRAMP_FORGET_NAMES (no name copy: the floor).
  *
  * The figure is the growth of the process's resident set (/proc/self/statm,
  * i.e. the Rss of every mapping: the libffi arenas and the malloc heap)
@@ -80,7 +81,7 @@ static double dir_bytes(const char *dir)
     return total;
 }
 
-static void measure(const char *key, unsigned outputs, size_t n)
+static void measure(const char *key, unsigned outputs, unsigned flags, size_t n)
 {
     char *names = bench_names(n, BENCH_NAME_STRIDE);
     char dir[256];
@@ -88,7 +89,7 @@ static void measure(const char *key, unsigned outputs, size_t n)
         perror("mkdtemp");
         exit(1);
     }
-    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir, .elf_dir = dir};
+    struct perftramp_options o = {.outputs = outputs, .jitdump_dir = dir, .elf_dir = dir, .flags = flags};
     perftramp *pt = perftramp_open(&o);
     int elf_error = pt && (outputs & PERFTRAMP_ELF) ? perftramp_output_error(pt, PERFTRAMP_ELF) : 0;
     if (elf_error) { /* refused (e.g. a noexec TMPDIR): not the ELF figure */
@@ -134,7 +135,7 @@ static void measure(const char *key, unsigned outputs, size_t n)
  * pages of a closed context resident and hands them out again, so a
  * second measurement in the same process grew by almost nothing (19 B
  * per trampoline for the jitdump one, measured after the plain one). */
-static void measure_apart(const char *key, unsigned outputs, size_t n)
+static void measure_apart(const char *key, unsigned outputs, unsigned flags, size_t n)
 {
     fflush(stdout);
     pid_t child = fork();
@@ -143,7 +144,7 @@ static void measure_apart(const char *key, unsigned outputs, size_t n)
         exit(1);
     }
     if (child == 0) {
-        measure(key, outputs, n);
+        measure(key, outputs, flags, n);
         fflush(stdout);
         _exit(0);
     }
@@ -155,10 +156,14 @@ static void measure_apart(const char *key, unsigned outputs, size_t n)
 int main(void)
 {
     size_t n = bench_quick() ? 50000 : 1000000;
-    measure_apart("bytes_per_trampoline_none", 0, n);
-    /* the slot, its FDE and its entry in the unwinder's search table */
-    measure_apart("bytes_per_trampoline_unwind", PERFTRAMP_UNWIND, n);
-    measure_apart("bytes_per_trampoline_jitdump", PERFTRAMP_JITDUMP, n);
-    measure_apart("bytes_per_trampoline_elf", PERFTRAMP_ELF, n);
+    /* the default: the slot and a copy of its name for a later replay */
+    measure_apart("bytes_per_trampoline_none", 0, 0, n);
+    /* the floor of a caller that opts out of the copies: the slot alone */
+    measure_apart("bytes_per_trampoline_forget_names", 0, PERFTRAMP_FORGET_NAMES, n);
+    /* the slot, its FDE and its entry in the unwinder's search table (the
+     * default adds the name copy, as above) */
+    measure_apart("bytes_per_trampoline_unwind", PERFTRAMP_UNWIND, PERFTRAMP_FORGET_NAMES, n);
+    measure_apart("bytes_per_trampoline_jitdump", PERFTRAMP_JITDUMP, 0, n);
+    measure_apart("bytes_per_trampoline_elf", PERFTRAMP_ELF, 0, n);
     return 0;
 }

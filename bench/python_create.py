@@ -22,7 +22,6 @@
 #   python_create.py run ROUNDS SRCDIR      (the driver)
 #   python_create.py child N                (one measurement)
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -92,6 +91,10 @@ def cleanup_files():
 
 
 def run(rounds):
+    # here, not at the top: the child also runs on CPython builds without
+    # _contextvars, which statistics needs (bench/cpython_vs_stock.py)
+    import statistics
+
     py = [sys.executable]
     ver = sys.version_info
     sides = []

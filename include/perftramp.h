@@ -98,20 +98,25 @@ typedef struct perftramp perftramp;
 #define PERFTRAMP_NEAR_CALLS 0x4u
 /* 0.2: what a context keeps for outputs switched on later
  * (perftramp_set_outputs, PERFTRAMP_SIGNAL, a fork's child files), which
- * replay every live trampoline.  By default a slot is its code and
- * nothing else (32 B on x86-64, packed in page arenas): no name copy, no
- * per-slot unwind entry until an output that reads one is on, no padding.
- *   PERFTRAMP_KEEP_NAMES  keep a copy of every name (and wrap_at's file
- *                         and line) for later replays.  Without it a
- *                         replay asks the name callback
- *                         (perftramp_set_name_callback), else takes the
- *                         name from the perf map written while it was on
- *                         (ours, or a fork's parent's), else shows
- *                         "[perftramp@0x<address>]"; file and line are
- *                         replayed only when kept.  Implied by
- *                         PERFTRAMP_SIGNAL and by a jitdump output unless
- *                         a name callback is set,
- *                         and by an open GDB output (it reads them).
+ * replay every live trampoline.  A slot is its code (32 B on x86-64,
+ * packed in page arenas) with no per-slot unwind entry until an output
+ * that reads one is on, no padding, and by default a copy of its name
+ * (with wrap_at's file and line), so that every replay names every
+ * trampoline, as 0.1 did.  No copy is kept where a replay has the name
+ * without one: while the perf map works (a replay reads the name back
+ * from its file: ours, or a fork's parent's) and while a name callback
+ * is set (perftramp_set_name_callback).
+ *   PERFTRAMP_FORGET_NAMES  keep no copy: the slot is its code alone, the
+ *                         memory floor, for a caller that never switches
+ *                         an output on later or rebuilds names itself.
+ *                         A replay names a slot from the callback, else
+ *                         from the perf map written while it was on,
+ *                         else shows "[perftramp@0x<address>]"; file and
+ *                         line are not replayed.  An open GDB output still
+ *                         keeps names while it is open (it reads them).
+ *   PERFTRAMP_KEEP_NAMES  keep a copy always, also where the callback or
+ *                         the perf map would give the name, so that file
+ *                         and line reach every replay.  Both flags: EINVAL.
  *   PERFTRAMP_WIDE_SLOTS  space slots as a jitdump with unwinding info
  *                         needs (112 B on x86-64), so that a jitdump
  *                         switched on later carries UNWINDING_INFO for
@@ -123,9 +128,11 @@ typedef struct perftramp perftramp;
  *                         code plus its unwind data, and packed ranges
  *                         would overlap); frame-pointer unwinding works
  *                         through them as before.
- * docs/design.md ("Memory per slot") gives the figures. */
+ * docs/design.md ("Memory per slot") gives the figures; docs/abi.md
+ * ("Defaults by version") which default each version has. */
 #define PERFTRAMP_KEEP_NAMES 0x8u
 #define PERFTRAMP_WIDE_SLOTS 0x10u
+#define PERFTRAMP_FORGET_NAMES 0x20u
 
 /* Options.  All zeros means defaults: no outputs, jitdump directory from
  * $JITDUMPDIR or /tmp.  Use designated initialisers (or zero the struct
@@ -137,7 +144,8 @@ struct perftramp_options {
     unsigned outputs;         /* PERFTRAMP_* output bits */
     const char *jitdump_dir;  /* NULL: $JITDUMPDIR, else /tmp */
     unsigned flags;           /* PERFTRAMP_ATFORK, PERFTRAMP_SIGNAL, PERFTRAMP_NEAR_CALLS,
-                                 PERFTRAMP_KEEP_NAMES, PERFTRAMP_WIDE_SLOTS */
+                                 PERFTRAMP_KEEP_NAMES, PERFTRAMP_WIDE_SLOTS,
+                                 PERFTRAMP_FORGET_NAMES */
     unsigned reserved;        /* must be 0 (keeps the struct free of tail padding) */
     /* 0.2: PERFTRAMP_ELF's directory.  NULL: $PERFTRAMP_ELF_DIR, else
      * /tmp/perftramp-<euid> (created 0700).  It must be ours, a directory
@@ -163,7 +171,9 @@ struct perftramp_options {
  *                                     CPython's PYTHONPERFSUPPORT=1)
  *   a comma list of perfmap, jitdump, unwind, gdb, elf, all
  * (the boolean words in any case; all is the first four: elf leaves files
- * behind, so it is asked for by name).  $JITDUMPDIR and $PERFTRAMP_ELF_DIR
+ * behind, so it is asked for by name; one of them that this platform
+ * lacks, such as the in-process unwinder under musl-gcc, is left off and
+ * perftramp_output_error says ENOTSUP, where naming it fails the open).  $JITDUMPDIR and $PERFTRAMP_ELF_DIR
  * are read the same way.
  *
  * perftramp_open is a macro: it passes the size of struct
@@ -246,6 +256,10 @@ PERFTRAMP_API int perftramp_output_error(perftramp *pt, unsigned output);
  * touched.  Trampolines made before the fork keep working in the child.
  * Returns 0, or -1 with errno (EINVAL for NULL).  Call it before any other
  * perftramp call in the child, while the child is still single-threaded.
+ * Trampolines without a name copy (see PERFTRAMP_FORGET_NAMES) are named from
+ * the parent's perf map as it is when this is called: lines the parent
+ * writes after the fork may name an address it has reused, so call it
+ * early, or use PERFTRAMP_ATFORK, which reads the map as it was at the fork.
  *
  * PERFTRAMP_ATFORK does the same lazily: the child writes nothing at the
  * fork, and its files (every live trampoline, then the new one) are
@@ -266,8 +280,10 @@ PERFTRAMP_API int perftramp_close(perftramp *pt);
 /* Changes the outputs of a live context to `outputs` (PERFTRAMP_* bits).
  * Enabling an output sends it every live trampoline and every published
  * code region, in address order: perf map lines, jitdump groups, unwinder
- * registrations, GDB entries.  A trampoline wrapped concurrently appears
- * exactly once (the switch holds the context's lock).  Disabling closes
+ * registrations, GDB entries, each trampoline under the name it was
+ * wrapped with (unless PERFTRAMP_FORGET_NAMES or a name callback made the
+ * context keep none: see PERFTRAMP_KEEP_NAMES).  A trampoline wrapped
+ * concurrently appears exactly once (the switch holds the context's lock).  Disabling closes
  * the output cleanly: a jitdump gets its CLOSE record, unwinder and GDB
  * registrations are removed.  Enabling a jitdump again starts a new
  * jit-<pid>.dump (the old one is replaced).  An output that was disabled
@@ -289,7 +305,7 @@ PERFTRAMP_API int perftramp_set_outputs(perftramp *pt, unsigned outputs);
 PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
 
 /* 0.2: a replay's names for trampolines that keep none (see
- * PERFTRAMP_KEEP_NAMES).  Called with the context's lock held, from the
+ * PERFTRAMP_FORGET_NAMES).  Called with the context's lock held, from the
  * thread that switches (perftramp_set_outputs, PERFTRAMP_SIGNAL's helper
  * thread, a forked child's first wrap): it must not call into this
  * context.  It writes the name of trampoline `tramp` to buf (at most
@@ -297,9 +313,11 @@ PERFTRAMP_API unsigned perftramp_outputs(perftramp *pt);
  * name" (the perf map's or the placeholder is used).  An interpreter can
  * rebuild it from what the trampoline stands for (a code object's
  * qualified name and file), so the context never stores names.  fn NULL
- * removes the callback.  Setting one stops PERFTRAMP_SIGNAL and a jitdump from keeping
- * names of later wraps.  0, or -1 with errno EINVAL for a NULL context.
- * Thread-safe. */
+ * removes the callback.  While one is set, wraps keep no name copy
+ * (unless PERFTRAMP_KEEP_NAMES or an open GDB output); those wrapped
+ * meanwhile keep none after it is removed (a replay then reads the perf
+ * map or shows the placeholder).  0, or -1 with errno EINVAL for a NULL
+ * context.  Thread-safe. */
 typedef size_t (*perftramp_name_fn)(void *user_data, perftramp_fn tramp, char *buf, size_t size);
 PERFTRAMP_API int perftramp_set_name_callback(perftramp *pt, perftramp_name_fn fn, void *user_data);
 

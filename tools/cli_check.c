@@ -29,6 +29,8 @@ static int check_one(const struct opts *o, const char *path, bool first)
 {
     if (o->json && !first)
         fputc(',', stdout);
+    if (cli_is_arena_name(path))
+        return cli_check_arena(path, o->json);
     char why[320];
     struct cli_input in;
     struct pt_jd_summary sum;

@@ -64,6 +64,14 @@ void cli_report_text(FILE *out, const struct cli_report *r, const char *path, co
 void cli_report_json(FILE *out, const struct cli_report *r, const char *path, const struct pt_jd_summary *s,
                      const struct cli_perf *perf);
 void cli_json_str(FILE *out, const char *s);
+
+/* ---- PERFTRAMP_ELF arena files (cli_check_arena.c) ---- */
+
+/* A path whose file name is perftramp-<pid>-<n>.so. */
+bool cli_is_arena_name(const char *path);
+/* Reports on one arena file: CLI_OK (complete), CLI_INVALID (incomplete
+ * or invalid) or CLI_USAGE (unreadable). */
+int cli_check_arena(const char *path, bool json);
 /* The producer's architecture from an ELF machine number. */
 const char *cli_machine_name(uint32_t m);
 

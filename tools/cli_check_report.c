@@ -233,9 +233,13 @@ static void summary_text(FILE *out, const char *path, const struct pt_jd_summary
     if (s->trailing_bytes)
         fprintf(out, "  never read by perf: %" PRIu64 " byte%s from offset 0x%" PRIx64 "\n", s->trailing_bytes,
                 s->trailing_bytes == 1 ? "" : "s", s->valid_bytes);
+    if (s->uncommitted_bytes)
+        fprintf(out, "  uncommitted: a record of total_size 0 at offset 0x%" PRIx64 ", %" PRIu64
+                " byte%s of it written (its writer stopped while copying it)\n",
+                s->valid_bytes, s->uncommitted_bytes, s->uncommitted_bytes == 1 ? "" : "s");
     if (s->reserved_bytes)
         fprintf(out, "  reserved: %" PRIu64 " zero byte%s from offset 0x%" PRIx64 " (the writer's room ahead)\n",
-                s->reserved_bytes, s->reserved_bytes == 1 ? "" : "s", s->valid_bytes);
+                s->reserved_bytes, s->reserved_bytes == 1 ? "" : "s", s->valid_bytes + s->uncommitted_bytes);
     if (s->by_id[PT_JD_LOAD]) {
         fprintf(out, "  LOADs: %zu, code sizes %" PRIu64 "..%" PRIu64 " bytes; unwinding info: %zu with .eh_frame",
                 s->by_id[PT_JD_LOAD], s->min_code_size, s->max_code_size, s->loads_with_unwind);
@@ -404,8 +408,8 @@ void cli_report_json(FILE *out, const struct cli_report *r, const char *path, co
             s->min_code_size, s->max_code_size);
     fprintf(out,
             ",\"valid_bytes\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64 ",\"reserved_bytes\":%" PRIu64
-            ",\"timestamps\":{\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"unit\":\"%s\"},\"closed\":%s",
-            s->valid_bytes, s->trailing_bytes, s->reserved_bytes, s->first_timestamp, s->last_timestamp,
+            ",\"uncommitted_bytes\":%" PRIu64 ",\"timestamps\":{\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"unit\":\"%s\"},\"closed\":%s",
+            s->valid_bytes, s->trailing_bytes, s->reserved_bytes, s->uncommitted_bytes, s->first_timestamp, s->last_timestamp,
             s->arch_timestamps ? "tsc-ticks" : "ns", s->closed ? "true" : "false");
     fprintf(out, ",\"rows\":{\"loads\":%zu,\"pcs_with_cfa_and_ra\":%" PRIu64 ",\"table\":", s->rows_loads, s->rows_pcs);
     if (s->rows_table)

@@ -17,8 +17,14 @@ command -v valgrind >/dev/null || { echo "20-sanitizers: valgrind missing (tools
 # proof, in strict mode (CI=true).
 export PERFTRAMP_ALL_PROOFS=0
 # The emulated machines run cross-built programs the sanitizers do not
-# instrument, and take minutes: the plain `make check` ran them.
-export PT_GUEST_TESTS=0
+# instrument, and take minutes: the plain `make check` ran them.  So does
+# the musl build (tests/musl/musl.sh), and CPython's test file (tests/cpython:
+# an uninstrumented interpreter cannot load an ASan library).
+export PT_GUEST_TESTS=0 PT_MUSL_TESTS=0 PT_CPYTHON_TESTS=0
+# The crash torture's trials are other processes: a few of them exercise
+# its driver and the checkers in these builds (the plain make check ran 100,
+# 42-crash 1,000).
+export PT_CRASH_TRIALS=10
 
 src=/var/tmp/ci-san-src
 ci_src "$src"

@@ -6,14 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/ci_lib.sh
-if [ -f Makefile ]; then
-    build=$PWD
-else
-    ci_src /tmp/ci-torture-src
-    ci_build "$CI_SRC_DIR" /tmp/ci-torture
-    build=/tmp/ci-torture
-fi
-if ! (cd "$build" && make -s check-torture); then
-    ci_logs "$build"
-    exit 1
-fi
+ci_target torture check-torture

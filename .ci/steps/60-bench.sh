@@ -13,7 +13,7 @@ missing=0
 for k in wrap_vs_floor wrap_ns_none code_floor_ns wrap_vs_floor_noprefault wrap_ns_none_noprefault \
     wrap_ns_perfmap wrap_ns_jitdump wrap_ns_all write_floor_ns jitdump_vs_floor \
     naive_vs_perftramp call_extra_instructions call_ratio_empty call_ratio_100ns call_extra_instructions_near \
-    call_ratio_empty_near call_ratio_100ns_near bytes_per_trampoline_none \
+    call_ratio_empty_near call_ratio_100ns_near bytes_per_trampoline_none bytes_per_trampoline_forget_names \
     bytes_per_trampoline_jitdump dump_bytes_per_trampoline unwind_ratio_1M_vs_100 gdb_bt_s_10k \
     scaling_wrap_ns_1e2 scaling_wrap_ns_1e4 scaling_bytes_1e2 scaling_bytes_1e4 scaling_unwind_step_ns_1e2 \
     scaling_unwind_step_ns_1e4 gdb_vs_none all_vs_floor gdb_run_bt_s_10k; do

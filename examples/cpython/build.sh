@@ -23,12 +23,12 @@
 # mutated library is tested without rebuilding CPython.  No RUNPATH.
 #
 # Cache: $PT_CPYTHON_CACHE, else /var/cache/perftramp-cpython as root,
-# else ~/.cache/perftramp-cpython/builds (a user without one of their own
-# uses root's when it is there).  DIR = <kind>-<key>, key = the SHA-256 of
+# else ~/.cache/perftramp-cpython/builds (a user also finds root's builds
+# there, unless PT_CPYTHON_CACHE names a cache).  DIR = <kind>-<key>, key = the SHA-256 of
 # DIR/recipe: the source's line (tools/deps/cpython-source.sh), the
 # patch's SHA-256 (patched only), host, compiler, flags, configure line,
 # skipped modules and $recipe (bump it when the steps below change).
-# DIR/ready marks a finished build; DIR/build.log is its log.
+# DIR/ready marks a finished build; DIR/build.log is its log.  ~210 MB each.
 #
 # Cross builds: --host=TRIPLE builds the native stock interpreter first,
 # as the build Python (--with-build-python), then TRIPLE-gcc's; the
@@ -55,8 +55,10 @@ if [ -z "${PT_CPYTHON_PREFIX:-}" ]; then
     else PT_CPYTHON_PREFIX=${XDG_CACHE_HOME:-$HOME/.cache}/perftramp-cpython; fi
 fi
 export PT_CPYTHON_PREFIX
+# where builds are looked for: the cache, and root's unless one was named
+caches=${PT_CPYTHON_CACHE:-/var/cache/perftramp-cpython}
 if [ -z "${PT_CPYTHON_CACHE:-}" ]; then
-    if [ "$(id -u)" -eq 0 ] || [ -d /var/cache/perftramp-cpython ]; then PT_CPYTHON_CACHE=/var/cache/perftramp-cpython
+    if [ "$(id -u)" -eq 0 ]; then PT_CPYTHON_CACHE=/var/cache/perftramp-cpython
     else PT_CPYTHON_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/perftramp-cpython/builds; fi
 fi
 srclog=$(mktemp)
@@ -84,6 +86,7 @@ _multibytecodec _multiprocessing _pickle _posixshmem _queue _sha1 _sha3 _sqlite3
 _testbuffer _testcapi _testclinic _testclinic_limited _testexternalinspection _testimportmultiple
 _testlimitedcapi _testmultiphase _testsinglephase _tkinter _uuid _xxtestfuzz _zoneinfo array cmath
 mmap pyexpat readline syslog termios unicodedata xxlimited xxlimited_35 xxsubtype zlib"
+# shellcheck disable=SC2116,SC2086 # one line, single spaces (the recipe)
 skip=$(echo $skip)
 
 # build KIND: DIR on stdout, built when absent ($host: for that triple)
@@ -95,13 +98,13 @@ build() {
         flags="$flags -mno-omit-leaf-frame-pointer"
     fi
     conf=
-    [ -z "$host" ] || conf="--build=$native --host=$host --with-build-python=$build_python/python ac_cv_file__dev_ptmx=yes ac_cv_file__dev_ptc=no ac_cv_buggy_getaddrinfo=no"
+    [ -z "$host" ] || conf=" --build=$native --host=$host --with-build-python=$build_python/python ac_cv_file__dev_ptmx=yes ac_cv_file__dev_ptc=no ac_cv_buggy_getaddrinfo=no"
     [ "$kind" = stock ] || conf="$conf --with-perftramp"
     recipe_text=$(printf '%s\n' "recipe $recipe" "source $(cat "$PT_CPYTHON_PREFIX/source")" \
         "patch $([ "$kind" = stock ] && echo none || sha256sum < "$patchf" | cut -d' ' -f1)" \
         "host ${host:-$native}" "cc $($CC --version | head -n 1)" "cflags $flags" "configure$conf" "skip $skip")
     key=$(printf '%s\n' "$recipe_text" | sha256sum | cut -c1-12)
-    for c in "$PT_CPYTHON_CACHE" /var/cache/perftramp-cpython; do
+    for c in "$PT_CPYTHON_CACHE" $caches; do
         [ -f "$c/$kind-$key/ready" ] && { echo "$c/$kind-$key"; return; }
     done
     mkdir -p "$PT_CPYTHON_CACHE"
@@ -144,7 +147,11 @@ build() {
         tail -n 25 "$log" >&2
         die "building the $kind CPython failed (log: $log)"
     }
-    rm -rf "$dir/perftramp-pc"
+    # what running it in place does not need: objects, the static library
+    # and the other programs (~180 of ~390 MB)
+    find "$dir" -name '*.o' -delete
+    rm -rf "$dir/perftramp-pc" "$dir"/libpython*.a "$dir/Programs/_testembed" "$dir/Programs/_freeze_module" \
+        "$dir/Programs/_bootstrap_python"
     touch "$dir/ready"
     echo "$dir"
 }

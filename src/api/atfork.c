@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One pthread_atfork registration for all PERFTRAMP_ATFORK contexts.
  * prepare takes the list lock then every context lock (so no context is
- * half-updated at the fork); parent releases them; the child releases
+ * half-updated at the fork), and runs each context's before-fork step;
+ * parent releases them; the child releases
  * them too (the forking thread owns them there) and re-runs each
  * context's outputs for its new pid. */
 #include "api/atfork.h"
@@ -14,7 +15,7 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 struct entry {
     void *ctx;
     pthread_mutex_t *lock;
-    pt_atfork_child_fn child;
+    pt_atfork_fn before, child;
 };
 
 static struct entry *list;
@@ -25,8 +26,11 @@ static int install_error;
 static void prepare(void)
 {
     pthread_mutex_lock(&list_lock);
-    for (size_t i = 0; i < n_list; i++)
+    for (size_t i = 0; i < n_list; i++) {
         pthread_mutex_lock(list[i].lock);
+        if (list[i].before)
+            list[i].before(list[i].ctx);
+    }
 }
 
 static void parent(void)
@@ -50,7 +54,7 @@ static void install(void)
     install_error = pthread_atfork(prepare, parent, child);
 }
 
-int pt_atfork_register(void *ctx, pthread_mutex_t *lock, pt_atfork_child_fn in_child)
+int pt_atfork_register(void *ctx, pthread_mutex_t *lock, pt_atfork_fn before, pt_atfork_fn in_child)
 {
     pthread_once(&once, install);
     if (install_error) {
@@ -69,7 +73,7 @@ int pt_atfork_register(void *ctx, pthread_mutex_t *lock, pt_atfork_child_fn in_c
         list = p;
         cap_list = cap;
     }
-    list[n_list++] = (struct entry){ctx, lock, in_child};
+    list[n_list++] = (struct entry){ctx, lock, before, in_child};
     pthread_mutex_unlock(&list_lock);
     return 0;
 }

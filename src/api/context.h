@@ -52,14 +52,19 @@ struct perftramp {
      * asked for at a replay */
     perftramp_name_fn name_fn;
     void *name_data;
-    /* a replay's last resort for slots without a kept name: the perf map
-     * of this pid (a fork's parent, or ours while it is on), 0: none */
+    /* the process whose perf map names the slots that keep no name (ours
+     * once our map has been on, else a fork's parent's), read by a
+     * replay; 0: none (api/slot_name.c) */
     pid_t names_map_pid;
-    pid_t parent_pid;              /* a forked child's parent (child_starts) */
+    /* how much of that map to read: its size at the fork when it is a
+     * parent's (the parent's later lines may name an address it has
+     * reused since), -1: all */
+    off_t names_map_bytes;
+    off_t names_map_bytes_at_fork; /* PERFTRAMP_ATFORK: taken before each fork, for the child */
     unsigned outputs;              /* opened (their state exists): at open, then perftramp_set_outputs */
     atomic_uint active;            /* outputs still working */
     unsigned names_read_by;        /* the outputs with PT_OUT_READS_NAMES, and */
-    unsigned names_replayed_by;    /* PT_OUT_NAMES_FOR_REPLAY: read once at open, asked every wrap */
+    unsigned names_source;         /* PT_OUT_NAMES_SOURCE: read once at open, asked every wrap */
     atomic_int output_error[PT_N_OUTPUTS]; /* errno that disabled each output */
     unsigned flags;
     struct pt_slots slots;         /* code memory */
@@ -138,10 +143,12 @@ void pt_slot_name_write(char *rec, const char *name, const char *file, unsigned 
 const char *pt_slot_name_file(const char *rec); /* NULL for none */
 unsigned pt_slot_name_line(const char *rec);
 
-/* slot_name.c: whether a wrap keeps its name for later replays:
- * PERFTRAMP_KEEP_NAMES, a GDB output opened (it reads them), or
- * PERFTRAMP_SIGNAL without a name callback.  Lock held. */
-bool pt_keep_names(const struct perftramp *pt);
+/* slot_name.c: the perf map works now: from here on it names the slots
+ * that keep none (pt->names_map_pid).  After a replay that fed it. */
+void pt_names_map_note(struct perftramp *pt);
+/* slot_name.c: the bytes of names_map_pid's map that name our slots:
+ * names_map_bytes when it is set, else the file's size now; -1: all. */
+off_t pt_names_map_size(const struct perftramp *pt);
 /* The perf map lines of one process, sorted by address, for the names
  * of slots that keep none (api/switch.c). */
 struct pt_map_names {
@@ -149,9 +156,10 @@ struct pt_map_names {
     size_t n;
     char *text;
 };
-/* Loads /tmp/perf-<pid>.map; a missing or unreadable file loads nothing.
- * Never fails (names fall back to the placeholder). */
-void pt_map_names_load(struct pt_map_names *m, pid_t pid);
+/* Loads /tmp/perf-<pid>.map, its first `bytes` (-1: all); a missing or
+ * unreadable file loads nothing.  Never fails (names fall back to the
+ * placeholder). */
+void pt_map_names_load(struct pt_map_names *m, pid_t pid, off_t bytes);
 void pt_map_names_free(struct pt_map_names *m);
 /* The name a replay gives slot i of a: the kept one, else the name
  * callback's, else the one in m (may be NULL), else the placeholder
@@ -181,6 +189,19 @@ static inline bool pt_output_on(struct perftramp *pt, unsigned bit)
     return (atomic_load_explicit(&pt->active, memory_order_relaxed) & bit) != 0;
 }
 
+/* Whether a wrap keeps a copy of its name for later replays (every wrap
+ * asks: inline).  Yes when asked for, or when an output reads names from
+ * the slots (GDB); else every later replay must name the slot
+ * (perftramp.h): a copy, unless the callback will give the name or the
+ * perf map, working now, gets its line (pt_names_map_note), or the caller
+ * gave the names up.  Lock held. */
+static inline bool pt_keep_names(struct perftramp *pt)
+{
+    if ((pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by))
+        return true;
+    return !(pt->flags & PERFTRAMP_FORGET_NAMES) && !pt->name_fn && !pt_output_on(pt, pt->names_source);
+}
+
 /* near.c: sets pt->near when `flags` ask for near calls and the host
  * table has a variant that can stand in for it; else leaves it false. */
 void pt_near_init(struct perftramp *pt, unsigned flags);
@@ -191,10 +212,13 @@ const struct pt_layout *pt_near_choose(const struct perftramp *pt, uintptr_t x, 
 void pt_tag_seed(struct perftramp *pt);
 uint64_t pt_tag_next(struct perftramp *pt);
 
-/* The options as this library knows them: the public struct, plus (in a
- * test build only) a field a future release might add, so that the ABI
- * test can run old programs against a library whose struct has grown. */
+/* The options as this library knows them: from `pub` to the end, what a
+ * caller's struct may hold (the public struct, plus, in a test build
+ * only, a field a future release might add, so that the ABI test can run
+ * old programs against a library whose struct has grown); before it, what
+ * the library derives and no caller may set. */
 struct pt_options {
+    unsigned from_all; /* the outputs $PERFTRAMP's "all" named: one this platform lacks stays off (ENOTSUP) */
     struct perftramp_options pub;
 #ifdef PERFTRAMP_TEST_GROWN_OPTIONS
     uint64_t test_future;
@@ -206,8 +230,10 @@ struct pt_options {
  * becomes $JITDUMPDIR (still NULL when unset).  0, or -1 with errno
  * EINVAL. */
 int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, size_t opts_size);
-/* $PERFTRAMP -> output bits; -1 with errno EINVAL. */
+/* $PERFTRAMP -> output bits; -1 with errno EINVAL.  *from_all (may be
+ * NULL) gets the bits the word "all" named. */
 int pt_parse_outputs(const char *spec, unsigned *out);
+int pt_parse_outputs_all(const char *spec, unsigned *out, unsigned *from_all);
 extern const size_t pt_options_size_0_1;
 
 #endif

@@ -36,7 +36,10 @@ _Static_assert(PT_SIZED_NO_TAIL(struct perftramp_options, reserved_0_2),
 const size_t pt_options_size_0_1 = PT_SIZED_END(struct perftramp_options, reserved);
 
 /* Besides each output's own word (its row, api/output_rows.c): "all" is
- * every output but ELF, which leaves files after exit. */
+ * every output but ELF, which leaves files after exit; one that this
+ * platform lacks (the in-process unwinder under Debian's musl-gcc) is
+ * left off with ENOTSUP for perftramp_output_error, where naming it
+ * fails the open. */
 static const char pt_all_word[] = "all";
 /* The boolean words, and what they turn on. */
 #define PT_ENV_DEFAULT_OUTPUTS PERFTRAMP_PERF_MAP
@@ -53,7 +56,14 @@ static bool word_in(const char *p, size_t n, const char *const *words, size_t co
 
 int pt_parse_outputs(const char *spec, unsigned *out)
 {
+    return pt_parse_outputs_all(spec, out, NULL);
+}
+
+int pt_parse_outputs_all(const char *spec, unsigned *out, unsigned *from_all)
+{
     const char *p = spec ? spec : "";
+    if (from_all)
+        *from_all = 0;
     /* one boolean word, surrounding blanks allowed */
     p += strspn(p, " \t");
     size_t n = strcspn(p, " \t");
@@ -75,8 +85,11 @@ int pt_parse_outputs(const char *spec, unsigned *out)
         if (n == 0)
             break;
         unsigned bit = 0;
-        if (n == strlen(pt_all_word) && strncmp(pt_all_word, p, n) == 0)
+        if (n == strlen(pt_all_word) && strncmp(pt_all_word, p, n) == 0) {
             bit = PERFTRAMP_ALL;
+            if (from_all)
+                *from_all = PERFTRAMP_ALL;
+        }
         for (size_t k = 0; k < pt_n_output_rows && !bit; k++)
             if (strlen(pt_output_rows[k].word) == n && strncmp(pt_output_rows[k].word, p, n) == 0)
                 bit = pt_output_rows[k].bit;
@@ -95,14 +108,18 @@ int pt_options_read(struct pt_options *o, const struct perftramp_options *opts, 
 {
     memset(o, 0, sizeof *o);
     if (!opts) {
-        if (pt_parse_outputs(secure_getenv("PERFTRAMP"), &o->pub.outputs) < 0)
+        if (pt_parse_outputs_all(secure_getenv("PERFTRAMP"), &o->pub.outputs, &o->from_all) < 0)
             return -1;
-    } else if (pt_sized_read(o, sizeof *o, opts, opts_size, pt_options_size_0_1) < 0) {
+    } else if (pt_sized_read(&o->pub, sizeof *o - offsetof(struct pt_options, pub), opts, opts_size,
+                             pt_options_size_0_1) < 0) {
         return -1;
     }
-    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~(PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS |
-                                                                  PERFTRAMP_KEEP_NAMES | PERFTRAMP_WIDE_SLOTS)) ||
-        o->pub.reserved || o->pub.reserved_0_2 || (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
+    const unsigned known = PERFTRAMP_ATFORK | PERFTRAMP_SIGNAL | PERFTRAMP_NEAR_CALLS | PERFTRAMP_KEEP_NAMES |
+                           PERFTRAMP_WIDE_SLOTS | PERFTRAMP_FORGET_NAMES;
+    const unsigned keep_and_forget = PERFTRAMP_KEEP_NAMES | PERFTRAMP_FORGET_NAMES; /* contradict each other */
+    if ((o->pub.outputs & ~(PERFTRAMP_ALL | PERFTRAMP_ELF)) || (o->pub.flags & ~known) ||
+        (o->pub.flags & keep_and_forget) == keep_and_forget || o->pub.reserved || o->pub.reserved_0_2 ||
+        (!(o->pub.flags & PERFTRAMP_SIGNAL) && o->pub.signal)) {
         errno = EINVAL;
         return -1;
     }

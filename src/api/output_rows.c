@@ -222,7 +222,7 @@ const struct pt_output_row pt_output_rows[] = {
      .open = perfmap_open, .close = perfmap_close, .slot_added = perfmap_slot, .code_added = perfmap_code,
      .reopen = perfmap_reopen},
     {.bit = PERFTRAMP_JITDUMP, .word = "jitdump",
-     .traits = PT_OUT_REPLAYED | PT_OUT_CLOSE_ERROR | PT_OUT_WIDE_SLOTS | PT_OUT_NAMES_FOR_REPLAY,
+     .traits = PT_OUT_REPLAYED | PT_OUT_CLOSE_ERROR | PT_OUT_WIDE_SLOTS,
      .open = jitdump_open, .close = jitdump_close, .slot_added = jitdump_slot, .code_added = jitdump_code,
      .reopen = jitdump_reopen},
     {.bit = PERFTRAMP_UNWIND, .word = "unwind", .traits = PT_OUT_REPLAYED | PT_OUT_READS_EH,

@@ -12,6 +12,9 @@
 #include "outputs/outputs.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 unsigned pt_output_bit(int i)
 {
@@ -26,14 +29,33 @@ int pt_output_index(unsigned bit)
     return -1;
 }
 
-/* Disables an output after a failure, recording errno `e`. */
+/* The one line an output that stops says on stderr: one write(2), no
+ * stdio (its lock), errno kept. */
+static void say_stopped(const char *word, int e)
+{
+    int saved = errno;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "perftramp: the %s output stopped: %s (errno %d); trampolines keep working, and what it "
+                     "wrote before stays valid (perftramp_output_error)\n",
+                     word, strerror(e), e);
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        (void)w;
+    }
+    errno = saved;
+}
+
+/* Disables an output after a failure, recording errno `e` and saying so
+ * once on stderr. */
 void pt_output_fail(struct perftramp *pt, unsigned bit, int e)
 {
     int i = pt_output_index(bit);
     int expected = 0;
     if (i < 0)
         return;
-    atomic_compare_exchange_strong(&pt->output_error[i], &expected, e ? e : EIO);
+    if (atomic_compare_exchange_strong(&pt->output_error[i], &expected, e ? e : EIO))
+        say_stopped(pt_output_rows[i].word, e ? e : EIO);
     atomic_fetch_and(&pt->active, ~bit);
     if (pt_output_rows[i].disabled)
         pt_output_rows[i].disabled(pt);

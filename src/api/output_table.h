@@ -31,11 +31,9 @@ enum {
     PT_OUT_READS_EH = 1u << 3,
     /* reads every slot's name from the slots: names are kept while open */
     PT_OUT_READS_NAMES = 1u << 4,
-    /* replayed in a forked child without a perf map to take names from:
-     * names are kept while open, unless a name callback gives them */
-    PT_OUT_NAMES_FOR_REPLAY = 1u << 5,
-    /* its file names the slots that keep none, at a later replay */
-    PT_OUT_NAMES_SOURCE = 1u << 6,
+    /* its file names the slots wrapped while it is on, at a later replay:
+     * they keep no copy of their own (api/slot_name.c, pt_keep_names) */
+    PT_OUT_NAMES_SOURCE = 1u << 5,
 };
 
 /* Every hook but open and close may be NULL (nothing to do).  Hooks that

@@ -58,6 +58,7 @@ static void destroy(struct perftramp *pt)
     free(pt);
 }
 
+static void before_fork(void *ctx);
 static void child_after_fork(void *ctx);
 
 perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opts_size)
@@ -91,11 +92,12 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
     pt->wide = (o.outputs & pt_output_bits_with(PT_OUT_WIDE_SLOTS)) || (o.flags & (PERFTRAMP_WIDE_SLOTS | PERFTRAMP_SIGNAL));
     /* room for the in-arena .eh_frame always, built at once only for an
      * output that reads it (else when one is switched on: untouched, the
-     * room costs address space, no memory); names only when asked for
-     * (pt_keep_names) */
+     * room costs address space, no memory); a name copy where nothing
+     * else gives a later replay the name (pt_keep_names) */
     bool eh_now = (o.outputs & pt_output_bits_with(PT_OUT_READS_EH)) != 0;
     pt->names_read_by = pt_output_bits_with(PT_OUT_READS_NAMES);
-    pt->names_replayed_by = pt_output_bits_with(PT_OUT_NAMES_FOR_REPLAY);
+    pt->names_source = pt_output_bits_with(PT_OUT_NAMES_SOURCE);
+    pt->names_map_bytes = -1;
     if (pt_layout_build(&pt->layout, arch, NULL) < 0 || compute_stride(pt, &stride) < 0 ||
         pt_slots_init(&pt->slots, arch, &pt->layout, stride, true, eh_now, false) < 0) {
         e = errno;
@@ -119,12 +121,20 @@ perftramp *perftramp_open_sized(const struct perftramp_options *opts, size_t opt
             continue;
         if (pt_output_open(pt, bit) < 0) {
             e = errno ? errno : EIO;
+            if (e == ENOTSUP && (read.from_all & bit)) { /* "all": what the platform has */
+                pt->outputs |= bit;
+                pt_output_fail(pt, bit, ENOTSUP);
+                opened |= bit;
+                e = 0;
+                continue;
+            }
             pt_outputs_close(pt, opened, NULL);
             goto fail;
         }
         opened |= bit; /* a refused file is opened too: disabled, its errno recorded */
     }
-    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, child_after_fork) < 0) {
+    pt_names_map_note(pt);
+    if ((o.flags & PERFTRAMP_ATFORK) && pt_atfork_register(pt, &pt->lock, before_fork, child_after_fork) < 0) {
         e = errno;
         pt_outputs_close(pt, opened, NULL);
         goto fail;
@@ -151,6 +161,22 @@ perftramp *(perftramp_open)(const struct perftramp_options *opts)
 }
 
 static void write_child_files(struct perftramp *pt);
+
+/* Slot i of a keeps the name record rec (pt_slot_name_size bytes; NULL:
+ * none): false when there is none, or no table to hold it (rec freed; an
+ * output that wanted it shows the placeholder). */
+static bool keep_name(struct pt_arena *a, size_t i, char *rec, const char *name, const char *file, unsigned line)
+{
+    if (!rec)
+        return false;
+    if (!a->names && !(a->names = calloc(a->n_slots, sizeof *a->names))) {
+        free(rec);
+        return false;
+    }
+    pt_slot_name_write(rec, name, file, line);
+    a->names[i] = rec;
+    return true;
+}
 
 perftramp_fn perftramp_wrap(perftramp *pt, perftramp_fn target, const char *name)
 {
@@ -199,14 +225,7 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
     char anon[PT_ANON_NAME_SIZE];
     if (anonymous)
         name = pt_anon_name(anon, x);
-    if (rec && !a->names && !(a->names = calloc(a->n_slots, sizeof *a->names))) {
-        free(rec); /* the output that wanted it (GDB) will show the placeholder */
-        rec = NULL;
-    }
-    if (rec) {
-        pt_slot_name_write(rec, name, file, line);
-        a->names[i] = rec;
-    }
+    bool kept = keep_name(a, i, rec, name, file, line);
     uint8_t *w = pt_slot_w(&pt->slots, a, i);
     /* the layout chosen reaches the target: this write cannot fail */
     (void)pt_layout_write_at(pt_near_choose(pt, x, (uintptr_t)target), w, x, (uint64_t)(uintptr_t)target,
@@ -217,6 +236,10 @@ perftramp_fn perftramp_wrap_at(perftramp *pt, perftramp_fn target, const char *n
 
     struct pt_tramp t = {.addr = x, .code = w, .size = pt->layout.size, .name = name, .file = file, .line = line};
     pt_outputs_slot_added(pt, a, i, new_arena, &t);
+    /* the perf map that was to name it at a later replay failed on its
+     * line: a copy after all, as memory allows (the wrap has succeeded) */
+    if (!kept && pt_keep_names(pt))
+        (void)keep_name(a, i, malloc(pt_slot_name_size(strlen(name), file, line)), name, file, line);
     pthread_mutex_unlock(&pt->lock);
     return (perftramp_fn)x;
 }
@@ -267,16 +290,13 @@ int perftramp_output_error(perftramp *pt, unsigned output)
 static void write_child_files(struct perftramp *pt)
 {
     pt->fork_pending = false;
-    /* slots that keep no name: the parent's perf map names them (it was
-     * on at the fork, so it holds every slot wrapped while it was) */
-    pid_t map_pid = pt->names_map_pid;
-    if (pt_output_on(pt, pt_output_bits_with(PT_OUT_NAMES_SOURCE)))
-        pt->names_map_pid = pt->parent_pid;
+    /* slots that keep no name: the parent's perf map still names them
+     * (pt->names_map_pid) until the child's own holds them all */
     unsigned reopened = pt_outputs_reopen(pt);
     /* the child's files hold every trampoline and region live in the child */
     if (reopened)
         pt_replay(pt, reopened, false);
-    pt->names_map_pid = map_pid;
+    pt_names_map_note(pt);
 }
 
 /* The child is single-threaded: a lock held by a vanished thread at fork
@@ -284,8 +304,12 @@ static void write_child_files(struct perftramp *pt)
 static void child_starts(struct perftramp *pt)
 {
     pthread_mutex_init(&pt->lock, NULL);
-    pt->parent_pid = pt->pid;
     pt->pid = getpid();
+    /* slots that keep no name: the parent's map names them as it was at
+     * the fork (PERFTRAMP_ATFORK), else as it is now; not once the child's
+     * own map has them (a second call) */
+    if (pt->names_map_pid != pt->pid)
+        pt->names_map_bytes = (pt->flags & PERFTRAMP_ATFORK) ? pt->names_map_bytes_at_fork : pt_names_map_size(pt);
     if (pt->elf_open) {
         /* the parent's ELF arenas are the child's private copies now
          * (elf_arena.c's fork handlers): the child's names go to files of
@@ -307,6 +331,13 @@ int perftramp_after_fork_child(perftramp *pt)
     if (pt->signal_slot && pt_signal_after_fork(pt) < 0)
         return -1;
     return 0;
+}
+
+/* PERFTRAMP_ATFORK, in the parent with the lock held, at each fork */
+static void before_fork(void *ctx)
+{
+    struct perftramp *pt = ctx;
+    pt->names_map_bytes_at_fork = pt_names_map_size(pt);
 }
 
 /* PERFTRAMP_ATFORK, in the child: nothing is written until the child

@@ -5,7 +5,8 @@
  * so that a->names[i] still reads as the plain name (the GDB output and
  * every replay use it as such), and perftramp_wrap_at's source position
  * travels with it to every later replay (perftramp_set_outputs, fork).
- * A slot keeps none by default (perftramp.h, PERFTRAMP_KEEP_NAMES): a
+ * A slot keeps none where a replay can name it without a copy, or where
+ * the caller gave names up (perftramp.h, PERFTRAMP_FORGET_NAMES): a
  * replay then asks the name callback, else reads the perf map written
  * while it was on, else shows a placeholder (pt_slot_replay_name). */
 #include "api/context.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 size_t pt_slot_name_size(size_t name_len, const char *file, unsigned line)
 {
@@ -63,13 +65,30 @@ struct pt_map_name {
     const char *name;
 };
 
-bool pt_keep_names(const struct perftramp *pt)
+void pt_names_map_note(struct perftramp *pt)
 {
-    /* an output that reads the slots' names (GDB), or one replayed in a
-     * fork's child without a perf map to take names from (the jitdump),
-     * or a signal switch, unless a name callback gives them */
-    return (pt->flags & PERFTRAMP_KEEP_NAMES) || (pt->outputs & pt->names_read_by) ||
-           (!pt->name_fn && ((pt->flags & PERFTRAMP_SIGNAL) || (pt->outputs & pt->names_replayed_by)));
+    /* its file holds every live slot now (the replay that fed it, or no
+     * slot yet), and each later wrap's line while it works; its lines stay
+     * when it is switched off or fails, and a map opened again appends */
+    if (pt_output_on(pt, pt->names_source)) {
+        pt->names_map_pid = pt->pid;
+        pt->names_map_bytes = -1;
+    }
+}
+
+static void map_path(char *path, size_t size, pid_t pid)
+{
+    snprintf(path, size, "/tmp/perf-%ld.map", (long)pid);
+}
+
+off_t pt_names_map_size(const struct perftramp *pt)
+{
+    char path[64];
+    struct stat st;
+    if (pt->names_map_bytes >= 0 || pt->names_map_pid <= 0)
+        return pt->names_map_bytes;
+    map_path(path, sizeof path, pt->names_map_pid);
+    return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
 static int by_addr(const void *pa, const void *pb)
@@ -80,18 +99,27 @@ static int by_addr(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-void pt_map_names_load(struct pt_map_names *m, pid_t pid)
+/* What to read next of a file read up to `limit` bytes (-1: all). */
+static size_t next_read(off_t limit, size_t done, size_t buf_size)
+{
+    if (limit < 0)
+        return buf_size;
+    off_t left = limit - (off_t)done;
+    return left <= 0 ? 0 : left < (off_t)buf_size ? (size_t)left : buf_size;
+}
+
+void pt_map_names_load(struct pt_map_names *m, pid_t pid, off_t bytes)
 {
     *m = (struct pt_map_names){0};
     char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)pid);
+    map_path(path, sizeof path, pid);
     FILE *f = fopen(path, "re");
     if (!f)
         return;
     size_t cap = 0, len = 0;
     char buf[65536];
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    while ((got = fread(buf, 1, next_read(bytes, len, sizeof buf), f)) > 0) {
         if (len + got + 1 > cap) {
             size_t c = cap ? cap * 2 : sizeof buf * 2;
             while (c < len + got + 1)

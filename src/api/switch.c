@@ -102,7 +102,7 @@ int pt_replay(struct perftramp *pt, unsigned bits, bool strict)
         r.slot_bits |= row->bit;
     struct pt_map_names m = {0};
     if (pt->names_map_pid > 0 && !(pt->flags & PERFTRAMP_KEEP_NAMES))
-        pt_map_names_load(&m, pt->names_map_pid);
+        pt_map_names_load(&m, pt->names_map_pid, pt->names_map_bytes);
     r.m = &m;
     r.buf = malloc(PT_REPLAY_NAME_SIZE);
     int ret = r.buf ? replay(&r) : (r.error = ENOMEM, -1);
@@ -142,14 +142,8 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
         else
             opened |= bit;
     }
-    /* slots that keep no name: our perf map, when it was on before this
-     * call, names those wrapped while it was */
-    pid_t map_pid = pt->names_map_pid;
-    if (active & pt_output_bits_with(PT_OUT_NAMES_SOURCE))
-        pt->names_map_pid = pt->pid;
     if (!e && opened && pt_replay(pt, opened, true) < 0)
         e = errno ? errno : EIO;
-    pt->names_map_pid = map_pid;
     if (e) {
         pt_outputs_close(pt, opened, NULL);
         for (int i = 0; i < PT_N_OUTPUTS; i++)
@@ -159,6 +153,7 @@ int pt_set_outputs_locked(struct perftramp *pt, unsigned want)
         return -1;
     }
     pt_outputs_close(pt, pt->outputs & ~want, NULL);
+    pt_names_map_note(pt);
     drop_unneeded_names(pt);
     return 0;
 }

@@ -44,8 +44,11 @@ void pt_elf_dir_close(struct pt_elf_dir *d);
 void pt_elf_dir_set_pid(struct pt_elf_dir *d, pid_t pid);
 
 /* Removes perftramp-<pid>-<n>.so files of processes that no longer exist
- * (regular files owned by our effective uid, kill(pid, 0) says ESRCH).
- * Returns how many were removed, or -1 with errno. */
+ * (regular files owned by our effective uid): kill(pid, 0) says ESRCH, or
+ * the process that has the pid now started after the file last changed
+ * (the pid was reused).  Never a file of a live process: it changed
+ * after that process started.  Returns how many were removed, or -1 with
+ * errno. */
 int pt_elf_dir_clean(int dirfd);
 
 /* One open arena file. */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "mem/elf_arena.h"
+#include "mem/proc_start.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -85,6 +86,20 @@ static pid_t pid_of(const char *name)
     return (pid_t)pid;
 }
 
+/* Whether a file of `pid`'s name, changed last as `st` says, was left by
+ * a process that had that pid before the one that has it now: it was
+ * last changed before that one started (mem/proc_start.h).  False when
+ * /proc cannot say: the file is kept. */
+static bool left_before(pid_t pid, const struct stat *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    int64_t start = pt_proc_start_ns(path);
+    int64_t m = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    int64_t c = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+    return start != 0 && (m > c ? m : c) < start - PT_PROC_START_SLACK_NS;
+}
+
 int pt_elf_dir_clean(int dirfd)
 {
     int fd = dup(dirfd); /* fdopendir owns and closes it */
@@ -107,8 +122,8 @@ int pt_elf_dir_clean(int dirfd)
             continue;
         if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
             continue;
-        if (kill(pid, 0) == 0 || errno != ESRCH)
-            continue; /* alive (or someone else's process: EPERM) */
+        if ((kill(pid, 0) == 0 || errno != ESRCH) && !left_before(pid, &st))
+            continue; /* alive (or someone else's process: EPERM), and the file may be its */
         if (unlinkat(dirfd, ent->d_name, 0) == 0)
             removed++;
     }

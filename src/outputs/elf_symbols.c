@@ -5,8 +5,10 @@
  * Names use the perf map's policy (perf_name.h: control bytes escaped,
  * long names cut), so every output shows the same text.
  *
- * Order: the string and the symbol first, the two sh_size words last, so
- * a reader never sees a size that covers bytes not written yet.  A name
+ * Order: the string and the symbol first, then .strtab's sh_size, then
+ * .symtab's, so a reader (perf, or what a process killed between two
+ * stores leaves) never sees a size that covers bytes not written yet, nor
+ * a symbol whose name lies past the end of .strtab.  A name
  * that fits the .strtab room goes through the arena's mapped view of the
  * tables (stores into the page cache, which perf's read(2) sees); a longer
  * one, past the room, with pwrite (the file grows). */
@@ -58,9 +60,10 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
         memcpy(in_tail(f, p->strtab_off + f->strtab_len), text, len + 1);
         free(text);
         memcpy(in_tail(f, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE), sym, sizeof sym);
-        atomic_thread_fence(memory_order_release); /* the sizes last */
-        pt_store_u64(in_tail(f, p->symtab_size_at), (n_syms + 1) * PT_ELF_SYM_SIZE, f->big_endian);
+        atomic_thread_fence(memory_order_release); /* the sizes last, .symtab's after .strtab's */
         pt_store_u64(in_tail(f, p->strtab_size_at), f->strtab_len + len + 1, f->big_endian);
+        atomic_thread_fence(memory_order_release);
+        pt_store_u64(in_tail(f, p->symtab_size_at), (n_syms + 1) * PT_ELF_SYM_SIZE, f->big_endian);
         f->strtab_len += len + 1;
         f->n_syms = n_syms;
         return 0;
@@ -70,9 +73,9 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
     if (r == 0)
         r = pt_elf_pwrite(f->fd, sym, sizeof sym, p->symtab_off + (slot + 1) * PT_ELF_SYM_SIZE);
     if (r == 0)
-        r = put_u64(f->fd, (n_syms + 1) * PT_ELF_SYM_SIZE, p->symtab_size_at, f->big_endian);
-    if (r == 0)
         r = put_u64(f->fd, f->strtab_len + len + 1, p->strtab_size_at, f->big_endian);
+    if (r == 0)
+        r = put_u64(f->fd, (n_syms + 1) * PT_ELF_SYM_SIZE, p->symtab_size_at, f->big_endian);
     if (r < 0)
         return -1;
     f->strtab_len += len + 1;

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -78,17 +77,16 @@ static int move_window(struct pt_file_window *w, int fd, off_t end, size_t n)
     return 0;
 }
 
-int pt_file_window_write(struct pt_file_window *w, int fd, off_t end, const void *buf, size_t n)
+uint8_t *pt_file_window_room(struct pt_file_window *w, int fd, off_t end, size_t n)
 {
     if (w->off_for_good)
-        return -1;
+        return NULL;
     if (!w->map || end < w->off || (size_t)(end - w->off) + n > w->len) {
         int e = errno;
         if (move_window(w, fd, end, n) < 0) {
             errno = e;
-            return -1;
+            return NULL;
         }
     }
-    memcpy(w->map + (end - w->off), buf, n);
-    return 0;
+    return w->map + (end - w->off);
 }

@@ -15,6 +15,8 @@
  * record, and the output is disabled (the core records errno).  Closing
  * cuts off the window's unused zeros; a process that ends without closing
  * leaves them, and perf stops at the first (a prefix of total_size 0).
+ * Each group's first total_size is stored last (append): a process killed
+ * while copying a group leaves it with total_size 0 too.
  *
  * In a pid namespace whose outer pid is visible (NSpid, outputs/pid_ns.c)
  * the dump has a second name, jit-<outer pid>.dump (a hard link), mapped
@@ -33,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,30 +94,79 @@ static uint8_t *put64(uint8_t *p, uint64_t v)
     return p + 8;
 }
 
-/* Writes n bytes at the end of the last complete record.  On failure the
- * file is cut back to that end: no torn record survives. */
-static int append(struct pt_jitdump *jd, const void *buf, size_t n)
+/* All n bytes at `off`, retrying short writes: 0, or -1 with errno. */
+static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off)
 {
-    if (pt_file_window_write(&jd->win, jd->fd, jd->end, buf, n) == 0) {
-        jd->end += (off_t)n;
-        return 0;
-    }
     size_t done = 0;
     while (done < n) {
-        ssize_t w = pwrite(jd->fd, (const uint8_t *)buf + done, n - done, jd->end + (off_t)done);
+        ssize_t w = pwrite(fd, p + done, n - done, off + (off_t)done);
         if (w > 0) {
             done += (size_t)w;
             continue;
         }
         if (w < 0 && errno == EINTR)
             continue;
-        int e = w < 0 ? errno : EIO;
-        if (done && ftruncate(jd->fd, jd->end) != 0) {
+        if (w == 0)
+            errno = ENOSPC;
+        return -1;
+    }
+    return 0;
+}
+
+/* A record is in the dump once its total_size is.  Each group (or CLOSE)
+ * goes in with its first record's total_size still 0 and that one word
+ * last, so a process killed mid-copy (SIGKILL, the OOM killer) leaves a
+ * record of total_size 0 with part of its body after it, where perf
+ * stops reading (jit_get_next_entry: a record shorter than its prefix),
+ * never a record that reads whole with part of its body missing: the
+ * validator calls that tail "uncommitted" (docs/jitdump-producers.md). */
+enum { JD_SIZE_AT = 4 }; /* total_size's offset in a record prefix */
+
+/* One store instruction, so that no kill leaves half of it: a 4-byte
+ * memcpy is one on x86-64, aarch64, ppc64le and s390x at any alignment;
+ * riscv64 compilers split an unaligned one into bytes, so there it is one
+ * `sw` (done whole by the hardware, or by the kernel's misaligned-access
+ * handler before the process runs on). */
+static void store_size(uint8_t *p, uint32_t v)
+{
+    atomic_thread_fence(memory_order_release); /* the body first */
+#if defined(__riscv)
+    __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v) : "memory");
+#else
+    memcpy(p, &v, 4);
+#endif
+}
+
+/* Appends the records in buf (n bytes) after the last complete record,
+ * committing them by their first total_size (above).  On failure the file
+ * is cut back to the end of the last complete record: no torn record
+ * survives a failed write. */
+static int append(struct pt_jitdump *jd, uint8_t *buf, size_t n)
+{
+    uint32_t size;
+    memcpy(&size, buf + JD_SIZE_AT, 4);
+    uint8_t *dst = pt_file_window_room(&jd->win, jd->fd, jd->end, n);
+    if (dst) {
+        memcpy(dst, buf, JD_SIZE_AT);
+        memcpy(dst + JD_SIZE_AT + 4, buf + JD_SIZE_AT + 4, n - JD_SIZE_AT - 4);
+        store_size(dst + JD_SIZE_AT, size);
+        jd->end += (off_t)n;
+        return 0;
+    }
+    /* no window: two writes, the group with total_size 0, then the size */
+    memset(buf + JD_SIZE_AT, 0, 4);
+    int r = pwrite_all(jd->fd, buf, n, jd->end);
+    memcpy(buf + JD_SIZE_AT, &size, 4);
+    if (r == 0)
+        r = pwrite_all(jd->fd, buf + JD_SIZE_AT, 4, jd->end + JD_SIZE_AT);
+    if (r < 0) {
+        int e = errno;
+        if (ftruncate(jd->fd, jd->end) != 0) {
             /* Nothing left to try: the write already failed, e says why,
-             * and the caller disables this output.  perf stops reading
-             * at a record whose total_size runs past the end of file,
-             * so a torn tail hides nothing before it.  (An explicit
-             * test, not a (void) cast: glibc marks ftruncate
+             * and the caller disables this output.  What is left past
+             * the end has total_size 0 or runs past the end of file, and
+             * perf stops at either, so it hides nothing before it.  (An
+             * explicit test, not a (void) cast: glibc marks ftruncate
              * warn_unused_result under _FORTIFY_SOURCE, and gcc does
              * not accept (void) for that.) */
         }
@@ -233,8 +285,10 @@ static int open_dump(struct pt_jitdump *jd)
     p = put32(p, (uint32_t)jd->pid);
     p = put64(p, now_ns());
     put64(p, 0); /* flags: no arch timestamps */
-    if (append(jd, h, sizeof h) < 0)
+    /* one write inside the first page: a kill leaves all of it or none */
+    if (pwrite_all(jd->fd, h, sizeof h, 0) < 0)
         goto fail;
+    jd->end = sizeof h;
     /* perf record sees this PROT_EXEC mapping of jit-<pid>.dump and perf
      * inject --jit finds the dump by it: keep it for the context's life. */
     long page = sysconf(_SC_PAGESIZE);

@@ -5,70 +5,85 @@
  * Each line goes to the kernel in ONE write() on an O_APPEND fd: nothing
  * is buffered in the process, so a crash loses nothing, a fork duplicates
  * nothing, and other writers of the same file (O_APPEND) never interleave
- * inside a line. */
+ * inside a line.
+ *
+ * No line crosses a 4 KiB boundary of the file.  The kernel copies a
+ * write into the page cache a page at a time and gives up between two
+ * pages when the process is being killed (generic_perform_write: a fatal
+ * signal pending), so a SIGKILL or the OOM killer can cut a write there
+ * and leave its first part at the end of the file, without its newline,
+ * where perf would read it as a symbol with a cut name.  A line that
+ * would cross a boundary goes after newlines up to it, in the same
+ * write: cut there, the write leaves empty lines, which perf skips.  A
+ * full disk cuts a write at a page too (the next page is not allocated);
+ * RLIMIT_FSIZE cuts it at any byte, and the part written is cut off
+ * again.  Lines longer than 4 KiB (names of more than 4,060 bytes) cross
+ * a boundary whatever is done. */
+#include "mem/proc_start.h"
 #include "outputs/outfile.h"
 #include "outputs/outputs.h"
 #include "outputs/perf_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+/* The boundary lines keep clear of: a page (or folio) boundary on every
+ * Linux, whatever its page size. */
+enum { PT_MAP_PAGE = 4096 };
 
 struct pt_perfmap {
     int fd;
-    char line[2 * 17 + PT_PERF_NAME_MAX + 2];
+    uint64_t end;          /* where our next write lands, as far as we know */
+    unsigned long writes;  /* map_writes after our last write */
+    char buf[PT_MAP_PAGE + 2 * 17 + PT_PERF_NAME_MAX + 2]; /* room for newlines, then the line */
 };
 
-/* When this process started, in CLOCK_REALTIME nanoseconds, rounded down
- * (the kernel counts it in clock ticks since boot); 0 when /proc cannot
- * say. */
-static int64_t process_start_ns(void)
+/* Lines written by every context of the process: a change since our last
+ * write means another context wrote to the file, and moved its end. */
+static atomic_ulong map_writes;
+
+/* Takes the file's real end (another writer may have moved it). */
+static void resync(struct pt_perfmap *pm)
 {
-    FILE *f = fopen("/proc/self/stat", "re");
-    if (!f)
+    struct stat st;
+    if (fstat(pm->fd, &st) == 0)
+        pm->end = (uint64_t)st.st_size;
+}
+
+/* Newlines to write before a line of n bytes so that it does not cross a
+ * boundary: 0 unless the end we know says it would (then the file's real
+ * end decides). */
+static size_t padding(struct pt_perfmap *pm, size_t n)
+{
+    if (atomic_load_explicit(&map_writes, memory_order_relaxed) != pm->writes)
+        resync(pm);
+    if (n > PT_MAP_PAGE || pm->end % PT_MAP_PAGE + n <= PT_MAP_PAGE)
         return 0;
-    char buf[1024];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    /* field 22, starttime; the command name (field 2) may hold spaces and
-     * parentheses, so count from the last ')' (proc(5)) */
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    long hz = sysconf(_SC_CLK_TCK);
-    if (!p || hz <= 0)
-        return 0;
-    unsigned long long ticks = strtoull(p + 1, NULL, 10);
-    struct timespec real, boot;
-    if (clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
-        return 0;
-    int64_t since_boot_ns = (int64_t)(ticks / (unsigned long long)hz) * 1000000000 +
-                            (int64_t)(ticks % (unsigned long long)hz) * (1000000000 / hz);
-    int64_t boot_ns = (int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec;
-    return (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (boot_ns - since_boot_ns);
+    resync(pm);
+    size_t in = (size_t)(pm->end % PT_MAP_PAGE);
+    return in + n <= PT_MAP_PAGE ? 0 : PT_MAP_PAGE - in;
 }
 
 /* A map last written before this process started was left by a dead
  * process that had our pid (perf maps are never deleted: the profile needs
  * them): its lines would name our addresses with a stranger's names, so
  * we empty it.  A map written since we started is kept: another JIT in
- * this process (CPython's own trampolines, say) shares the file.  The
- * 50 ms margin covers the tick rounding and the coarse clock the kernel
- * stamps mtimes with. */
+ * this process (CPython's own trampolines, say) shares the file
+ * (mem/proc_start.h: the margin). */
 static void empty_if_stale(int fd)
 {
     struct stat st;
-    int64_t start = process_start_ns();
+    int64_t start = pt_proc_start_ns("/proc/self/stat");
     if (start == 0 || fstat(fd, &st) < 0 || st.st_size == 0)
         return;
     int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (mtime < start - 50000000 && ftruncate(fd, 0) < 0) {
+    if (mtime < start - PT_PROC_START_SLACK_NS && ftruncate(fd, 0) < 0) {
         /* cannot empty it: our lines follow the stranger's, as they
          * did before this check */
     }
@@ -84,6 +99,8 @@ static int open_map(struct pt_perfmap *pm, pid_t pid)
     pm->fd = pt_outfile_open(path, O_WRONLY | O_APPEND, &refused);
     if (pm->fd >= 0) {
         empty_if_stale(pm->fd);
+        resync(pm);
+        pm->writes = atomic_load(&map_writes);
         return 0;
     }
     return refused ? PT_OUT_REFUSED : -1;
@@ -125,32 +142,52 @@ static size_t put_hex(char *dst, uint64_t v)
     return n;
 }
 
+/* A write that failed after `done` of its bytes: those bytes are cut off
+ * again, when they are still the end of the file (no other writer
+ * appended since). */
+static void cut_back(struct pt_perfmap *pm, size_t done)
+{
+    struct stat st;
+    if (done && fstat(pm->fd, &st) == 0 && (uint64_t)st.st_size == pm->end + done &&
+        ftruncate(pm->fd, st.st_size - (off_t)done) != 0) {
+        /* it stays: the output is disabled anyway (docs/security.md) */
+    }
+}
+
 static int write_line(struct pt_perfmap *pm, uintptr_t addr, size_t size, const char *name)
 {
     if (pm->fd < 0) {
         errno = EBADF;
         return -1;
     }
-    size_t n = put_hex(pm->line, addr);
-    pm->line[n++] = ' ';
-    n += put_hex(pm->line + n, size);
-    pm->line[n++] = ' ';
-    n += pt_perf_name(pm->line + n, name);
-    pm->line[n++] = '\n';
+    char *line = pm->buf + PT_MAP_PAGE;
+    size_t n = put_hex(line, addr);
+    line[n++] = ' ';
+    n += put_hex(line + n, size);
+    line[n++] = ' ';
+    n += pt_perf_name(line + n, name);
+    line[n++] = '\n';
+    size_t pad = padding(pm, n);
+    memset(line - pad, '\n', pad);
+    line -= pad;
+    n += pad;
     size_t done = 0;
     for (;;) {
-        ssize_t w = write(pm->fd, pm->line + done, (size_t)n - done);
-        if (w > 0 && (done += (size_t)w) == (size_t)n)
+        ssize_t w = write(pm->fd, line + done, (size_t)n - done);
+        if (w > 0 && (done += (size_t)w) == (size_t)n) {
+            pm->end += n;
+            pm->writes = atomic_fetch_add_explicit(&map_writes, 1, memory_order_relaxed) + 1;
             return 0;
+        }
         if (w > 0 || (w < 0 && errno == EINTR))
             continue;
         /* A short write means the disk filled up or a limit was hit
          * mid-line; writing the rest fails with the real cause (EFBIG
-         * under RLIMIT_FSIZE, ENOSPC), which is what we report.  The file
-         * is shared with other writers (O_APPEND), so we cannot cut the
-         * torn line back: stop writing. */
-        if (w == 0)
-            errno = ENOSPC;
+         * under RLIMIT_FSIZE, ENOSPC), which is what we report, after
+         * cutting off what the line left. */
+        int e = w == 0 ? ENOSPC : errno;
+        cut_back(pm, done);
+        errno = e;
         return -1;
     }
 }

@@ -41,9 +41,20 @@
 #endif
 #endif
 
-/* libgcc (unwind-dw2-fde.h). */
+/* libgcc (unwind-dw2-fde.h).  Outside glibc the reference is weak: Debian's
+ * musl-gcc links GCC's libgcc_eh.a, built for glibc (its _Unwind_Find_FDE
+ * calls glibc's _dl_find_object), so a strong reference would stop every musl
+ * program that links perftramp from linking at all.  A weak one binds to an
+ * unwinder the process does have (a libgcc_s built for musl, as Alpine's:
+ * not tested here), else stays NULL: PERFTRAMP_UNWIND then fails with
+ * ENOTSUP and the other outputs work (tests/musl/musl.sh). */
+#ifdef __GLIBC__
 extern void __register_frame(const void *begin);
 extern void __deregister_frame(const void *begin);
+#else
+extern void __register_frame(const void *begin) __attribute__((weak));
+extern void __deregister_frame(const void *begin) __attribute__((weak));
+#endif
 
 typedef void (*pt_frame_fn)(const void *);
 typedef void (*pt_unw_word_fn)(uintptr_t);

@@ -209,6 +209,8 @@ int pt_jd_next(struct pt_jd_iter *it, struct pt_jd_record *r)
     uint32_t id = h32(&it->header, p), total = h32(&it->header, p + 4);
     if (total < PT_JD_PREFIX_SIZE && zeros_to_end(p, left))
         return 0; /* a writer's reserved room (outputs/file_window.h): perf stops here too */
+    if (total == 0 && left <= PT_JD_RESERVED_MAX)
+        return 0; /* the same room, where a killed writer left a record uncommitted (size last) */
     if (total < PT_JD_PREFIX_SIZE) {
         snprintf(it->error, sizeof it->error, "record total_size %u is smaller than its prefix", total);
         return -1;

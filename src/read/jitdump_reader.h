@@ -96,7 +96,9 @@ struct pt_jd_iter {
 };
 int pt_jd_iter_init(struct pt_jd_iter *it, const uint8_t *data, size_t len);
 /* Returns 1 with the next record, 0 at a clean end of data (zeros to the
- * end count as one: a live writer's reserved room), or -1 with a reason in
+ * end count as one: a live writer's reserved room, and so does a record of
+ * total_size 0 in that room, which a writer that stores the size last left
+ * uncommitted when it was killed), or -1 with a reason in
  * it->error for a record that cannot be framed (size < 16, past the end: a
  * torn record); the iterator then stays at that offset. */
 int pt_jd_next(struct pt_jd_iter *it, struct pt_jd_record *rec);
@@ -183,6 +185,9 @@ struct pt_jd_summary {
     uint64_t trailing_bytes;    /* bytes after them: perf never reads these (reserved_bytes aside) */
     uint64_t reserved_bytes;    /* zeros from a record boundary to the end: room a writer mapped
                                  * ahead and has not cut off yet (still running, or never closed) */
+    uint64_t uncommitted_bytes; /* at the start of that room: a record of total_size 0 and the bytes
+                                 * of it written (up to its last non-zero byte); a writer that stores
+                                 * the size last stopped while copying it (killed) */
     uint64_t total_bytes;       /* bytes in the input (read or skipped) */
     uint64_t first_timestamp, last_timestamp; /* of records (0 if none) */
     bool arch_timestamps;       /* timestamps are arch ticks (TSC), not ns */

@@ -60,7 +60,9 @@ struct pt_jd_validator {
     /* where perf stopped reading, and why */
     uint64_t stop_off;
     bool stop_second_header;
-    bool zeros;            /* stopped at a zero prefix, and only zeros since */
+    bool zeros;            /* stopped at a total_size of 0: a writer's room, if short enough */
+    uint32_t stop_id;      /* the id field of the record stopped at */
+    uint64_t nonzero_end;  /* in that room: the offset after its last non-zero byte (0: none) */
     uint32_t second_pid;
     uint64_t hash_first, hash_rest, rest_len; /* a dump appended twice? */
 
@@ -834,8 +836,9 @@ static void on_prefix(struct pt_jd_validator *v)
     }
     if (r.total_size < PT_JD_PREFIX_SIZE) {
         stop(v);
-        if (all_zero(v->buf, PT_JD_PREFIX_SIZE))
-            v->zeros = true; /* a writer's reserved room, if only zeros follow: judged as they come */
+        v->stop_id = r.id;
+        if (r.total_size == 0)
+            v->zeros = true; /* a writer's room (zeros, maybe one uncommitted record): judged as it comes */
         else
             size_finding(v, r.id, r.total_size);
         return;
@@ -888,18 +891,20 @@ int pt_jd_validator_feed(struct pt_jd_validator *v, const uint8_t *p, size_t n)
             continue;
         }
         if (v->state == ST_STOPPED && v->zeros) {
-            size_t z = 0;
-            while (z < n && p[z] == 0)
-                z++;
-            v->pos += z;
-            p += z;
-            n -= z;
-            if (n == 0 && v->pos - v->stop_off <= PT_JD_RESERVED_MAX)
-                return 0; /* still only zeros: keep reading */
-            /* not reserved room: a record of total_size 0 (id 0, a LOAD) */
-            v->zeros = false;
-            size_finding(v, PT_JD_LOAD, 0);
+            /* a writer's room: zeros, where the record being copied in
+             * when the writer stopped may have left bytes before its
+             * total_size (which a writer that commits stores last) */
+            size_t z = n;
+            while (z > 0 && p[z - 1] == 0)
+                z--;
+            if (z)
+                v->nonzero_end = v->pos + z;
             v->pos += n;
+            if (v->pos - v->stop_off <= PT_JD_RESERVED_MAX)
+                return 0; /* still short enough: keep reading */
+            /* no writer's room: a record of total_size 0 */
+            v->zeros = false;
+            size_finding(v, v->stop_id, 0);
             return 1;
         }
         if (v->state == ST_STOPPED) {
@@ -1049,7 +1054,7 @@ size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *o
     if (v->known_size != UINT64_MAX && v->known_size > v->pos) {
         if (v->zeros) { /* the unread rest may hold anything */
             v->zeros = false;
-            size_finding(v, PT_JD_LOAD, 0);
+            size_finding(v, v->stop_id, 0);
         }
         v->pos = v->known_size;
     }
@@ -1097,6 +1102,17 @@ size_t pt_jd_validator_finish(struct pt_jd_validator *v, struct pt_jd_summary *o
                      "a second jitdump header (%s): another dump was appended; perf stops at it and "
                      "never reads its %" PRIu64 " bytes",
                      same_pid ? "the same pid, other records" : "another pid", s->trailing_bytes);
+        } else if (v->zeros && v->nonzero_end) {
+            s->uncommitted_bytes = v->nonzero_end - v->stop_off;
+            s->reserved_bytes = s->trailing_bytes - s->uncommitted_bytes;
+            s->trailing_bytes = 0;
+            find(v, PT_JD_WARNING, PT_JD_COPES, "frame.uncommitted", v->stop_off, v->index,
+                 pt_jd_record_name(v->stop_id), "",
+                 "the last record is uncommitted: total_size 0, with %" PRIu64 " bytes of it written after its "
+                 "size field (zeros or the end of the file after them): its writer stopped while copying it in "
+                 "(killed?) before it stored the size, which it stores last; perf stops here and reads every "
+                 "record before it, and this one is not in the dump",
+                 s->uncommitted_bytes);
         } else if (v->zeros) {
             s->reserved_bytes = s->trailing_bytes;
             s->trailing_bytes = 0;

@@ -4,6 +4,8 @@
  * comma list of output names (lower case); anything else fails with
  * EINVAL.  Checked
  * on the context and on the files the outputs write. */
+#include "config.h"
+
 #include "api/context.h"
 #include "../lib/perf_test_util.h"
 
@@ -92,8 +94,32 @@ START_TEST(output_lists)
     ck_assert(map && dump); /* the dump in $JITDUMPDIR */
     ck_assert_uint_eq(open_with("jitdump", &map, &dump), PERFTRAMP_JITDUMP);
     ck_assert(!map && dump);
+#ifdef HAVE_LIBGCC_UNWINDER
     ck_assert_uint_eq(open_with(" unwind , gdb ", &map, &dump), PERFTRAMP_UNWIND | PERFTRAMP_GDB);
     ck_assert_uint_eq(open_with("all", &map, &dump), PERFTRAMP_ALL);
+#else
+    /* no unwinder to feed (Debian's musl-gcc): named, the open fails */
+    ck_assert_uint_eq(open_with(" perfmap , gdb ", &map, &dump), PERFTRAMP_PERF_MAP | PERFTRAMP_GDB);
+    setenv("PERFTRAMP", " unwind , gdb ", 1);
+    errno = 0;
+    ck_assert_msg(perftramp_open(NULL) == NULL && errno == ENOTSUP, "PERFTRAMP=unwind,gdb: errno %d", errno);
+    /* "all": the rest open, the unwinder stays off and says why */
+    ck_assert_uint_eq(open_with("all", &map, &dump), PERFTRAMP_ALL);
+    ck_assert(map && dump);
+#endif
+    /* an "all" that opens everything it names has no error to report */
+    setenv("PERFTRAMP", "all", 1);
+    perftramp *pt = perftramp_open(NULL);
+    ck_assert_ptr_nonnull(pt);
+#ifdef HAVE_LIBGCC_UNWINDER
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), 0);
+#else
+    ck_assert_int_eq(perftramp_output_error(pt, PERFTRAMP_UNWIND), ENOTSUP);
+#endif
+    ck_assert_int_eq(perftramp_close(pt), 0);
+    unlink(map_path);
+    unlink(dump_path);
+    unsetenv("PERFTRAMP");
 }
 END_TEST
 

@@ -55,12 +55,20 @@ command -v perf >/dev/null 2>&1 || skip "perf is not installed (Debian: linux-pe
 command -v unshare >/dev/null 2>&1 || skip "unshare is not installed (util-linux)"
 perf record -q -o "$tmp/probe.data" -e cpu-clock -- true >"$tmp/probe.log" 2>&1 ||
     skip "perf record cannot open a cpu-clock event here (perf_event_open not permitted?)"
-# the container gets a private /tmp: a build or source tree under /tmp is
-# not there (the programs and their library would be missing)
-case "$B/" in /tmp/*) skip "the build ($B) is under /tmp, which the container's private /tmp hides" ;; esac
-case "$S/" in /tmp/*) skip "the source tree ($S) is under /tmp, which the container's private /tmp hides" ;; esac
+# The container's private /tmp: a tmpfs over /tmp.  A build tree under
+# /tmp (a clone there) would vanish under it, with tiny, its library and
+# the scratch directory: the shell enters it first, and after the mount
+# binds its working directory (still the old one) back at the same path
+# (--no-canonicalize: "." is resolved from that directory, not by name).
+# Nothing else of the host's /tmp is seen.
+private_tmp="mount -t tmpfs tmpfs /tmp"
+case "$B/" in
+/tmp/*) private_tmp="cd '$B' && $private_tmp && mkdir -p '$B' && mount --no-canonicalize --bind . '$B'" ;;
+esac
 unshare --pid --mount --fork sh -c 'mount -t tmpfs tmpfs /tmp' >"$tmp/unshare.log" 2>&1 ||
     skip "cannot make a pid and mount namespace here (unshare: $(head -1 "$tmp/unshare.log"); needs root or user namespaces)"
+unshare --pid --mount --fork sh -c "$private_tmp && test -x '$TINY' && test -d '$tmp'" >"$tmp/unshare.log" 2>&1 ||
+    { echo "FAIL: the container does not see $TINY and $tmp behind its private /tmp: $(head -1 "$tmp/unshare.log")"; exit 1; }
 
 cp "$HOT" "$tmp/hot.tiny"
 cat >"$tmp/forever.tiny" <<'T'
@@ -75,7 +83,7 @@ T
 contained() {
     local script=${*: -1}
     env "${@:1:$#-1}" unshare --pid --mount --fork sh -c \
-        "mount -t tmpfs tmpfs /tmp && cd /tmp && exec '$TINY' '$script'" >"$tmp/contained.out" 2>&1 &
+        "$private_tmp && cd /tmp && exec '$TINY' '$script'" >"$tmp/contained.out" 2>&1 &
     local u=$!
     host_pid=
     for _ in $(seq 50); do
@@ -132,7 +140,7 @@ judge container.jitdump-live "$tmp/live.script" \
 # ---- jitdump in a shared directory, injected after the exit ---------------
 mkdir "$tmp/jd"
 (cd "$tmp" && JITDUMPDIR=$tmp/jd PERFTRAMP=jitdump perf record -q -k 1 -F 2000 -e cpu-clock --call-graph dwarf \
-    -o exited.data -- unshare --pid --mount --fork sh -c "mount -t tmpfs tmpfs /tmp && exec '$TINY' '$tmp/hot.tiny'" \
+    -o exited.data -- unshare --pid --mount --fork sh -c "$private_tmp && exec '$TINY' '$tmp/hot.tiny'" \
     >exited.out 2>&1) || bad "perf record -k 1 -- unshare: $(tail -2 "$tmp/exited.out")"
 perf inject --jit -i "$tmp/exited.data" -o "$tmp/exited.jit.data" >"$tmp/exited.inject" 2>&1 ||
     bad "perf inject --jit (exited): $(tail -2 "$tmp/exited.inject")"

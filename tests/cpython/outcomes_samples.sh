@@ -8,11 +8,11 @@
 # then tests/lib/unittest_compare.awk on that run against itself and
 # against a run where one passing test fails and one is skipped.
 set -u
-S=${PT_SRCDIR:-.}
+S=$(cd "${PT_SRCDIR:-.}" && pwd)
 samples=$S/tests/samples/unittest-verbose-layouts
 if [ "${1:-}" = --record ]; then
     t=$(mktemp -d)
-    (cd "$t" && "$2" -m test --testdir "$(cd "$S" && pwd)/tests/cpython/layouts" -v test_layouts test_layouts_skipped) \
+    (cd "$t" && "$2" -m test --testdir "$S/tests/cpython/layouts" -v test_layouts test_layouts_skipped) \
         > "$samples.txt" 2>&1
     rm -rf "$t"
     awk -f "$S/tests/lib/unittest_outcomes.awk" "$samples.txt" > "$samples.expected"
@@ -43,8 +43,10 @@ sed -e "s/^\(test_layouts.Outcomes.test_ok\)${tab}ok/\1${tab}FAIL/" \
 worse=$(awk -F "$tab" -f "$S/tests/lib/unittest_compare.awk" "$samples.expected" worse.$$ | sed -n 's/^counts: //p')
 rm -f worse.$$
 echo "with one test failing and one skipped: counts $worse"
+# shellcheck disable=SC2086 # the counts, one word each
 set -- $same
 [ "$8" = 0 ] && [ "$9" = 0 ] && [ "$7" = "$1" ] || { echo "FAIL: the run against itself is not all kept"; fail=1; }
+# shellcheck disable=SC2086
 set -- $worse
 [ "$8" = 2 ] && [ "$9" = 1 ] || { echo "FAIL: want 2 regressed, 1 newly skipped"; fail=1; }
 exit $fail

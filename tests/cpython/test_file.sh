@@ -46,23 +46,28 @@ else
 fi
 echo "perf for the test file: $(command -v perf), $(perf --version)"
 
-# isolated DIR CMD...: CMD with DIR as its /tmp, where a mount namespace is
-# ours to make (else as it is)
+# isolated DIR CMD...: CMD in DIR, with DIR as its /tmp where a mount
+# namespace is ours to make (else as it is), HOME and TMPDIR in it.  The
+# build tree's library goes along (it may itself be under /tmp: tests/mutate.sh).
 isolated() {
     local dir=$1
     shift
-    if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2> /dev/null; then
-        HOME=/tmp/home unshare --mount --propagation private sh -c 'mount --bind "$0" /tmp && exec "$@"' "$dir" "$@"
+    mkdir -p "$dir/home" "$dir/lib"
+    cp -P "$B"/.libs/libperftramp.so* "$dir/lib/"
+    if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2> /dev/null &&
+        case $stock$patched in /tmp/*) false ;; esac; then
+        HOME=/tmp/home TMPDIR=/tmp LD_LIBRARY_PATH=/tmp/lib unshare --mount --propagation private \
+            sh -c 'mount --bind "$0" /tmp && cd /tmp && exec "$@"' "$dir" "$@"
     else
-        HOME=$dir/home "$@"
+        (cd "$dir" && HOME=$dir/home TMPDIR=$dir LD_LIBRARY_PATH=$dir/lib exec "$@")
     fi
 }
 for kind in stock patched; do
-    mkdir -p "$tmp/$kind/home"
     py=$stock
     [ $kind = stock ] || py=$patched
     t0=$SECONDS
-    isolated "$tmp/$kind" "$py" -m test test_perf_profiler test_perfmaps -v > "$tmp/$kind.out" 2>&1
+    # (--tempdir: regrtest's work directory, else in the cached build tree)
+    isolated "$tmp/$kind" "$py" -m test --tempdir=work test_perf_profiler test_perfmaps -v > "$tmp/$kind.out" 2>&1
     echo "$kind: python -m test test_perf_profiler test_perfmaps -v: exit $?, $((SECONDS - t0)) s"
     awk -f "$S/tests/lib/unittest_outcomes.awk" "$tmp/$kind.out" > "$tmp/$kind.outcomes"
 done

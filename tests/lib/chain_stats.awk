@@ -2,11 +2,11 @@
 # chain_stats: complete call chains in `perf script` output whose frames
 # print ip, sym+off and dso (-F ip,sym,symoff,dso with or without comm, pid,
 # time).  The one chain counter of the suite: the perf tests on this machine
-# (perf_e2e.sh, elf_perf.sh, tcc.sh) and the emulated machines
+# (perf_e2e.sh, elf_perf.sh, tcc.sh, the musl build's musl.sh) and the emulated machines
 # (tests/guest/proofs.sh, copied into each guest).  Runs under busybox awk
 # (the guests'), mawk and gawk.
 #   awk -v want=WANT [-v leaf=LEAF] [-v want_dso=DSO] [-v checked=REGEX]
-#       [-v edges=EDGES] [-v never=SYM] [-v brief=1] -f chain_stats.awk
+#       [-v edges=EDGES] [-v never=SYM] [-v keep=REGEX] [-v brief=1] -f chain_stats.awk
 # A sample counts when its leaf frame's symbol is LEAF (default: WANT's
 # first).  It is complete when its first frames are exactly WANT (space
 # separated, leaf first) and the frames whose symbol matches CHECKED
@@ -14,6 +14,10 @@
 # EDGES: leaf offsets counted apart, each an offset ("0x4c") or a range
 # "LO-HI" (hex, HI exclusive: the pcs where only the trampoline's FDE
 # unwinds it).  NEVER (default py::never): a symbol that must be in no frame.
+# KEEP: a frame whose symbol does not match it reads as "*", and a run of
+# such frames as one "*": for chains whose C frames vary with what an
+# interpreter runs (examples/tiny: keep='^(tiny::|main$)', want="* tiny::f
+# * tiny::<main> * main").
 # Prints "samples complete never edge_samples edge_complete frames", then
 # (unless brief) one "  +OFFSET complete/samples" line per leaf offset.
 #
@@ -81,8 +85,12 @@ function finish(   ok, i, o) {
     }
     o = "0x0"
     if (match(s, /\+0x[0-9a-fA-F]+$/)) { o = substr(s, RSTART + 1); s = substr(s, 1, RSTART - 1) }
-    n++; sym[n] = s; off[n] = o; dso[n] = d
     if (s == never) never_seen++
+    if (keep != "" && s !~ keep) {
+        if (n > 0 && sym[n] == "*") next
+        s = "*"
+    }
+    n++; sym[n] = s; off[n] = o; dso[n] = d
 }
 END {
     finish()

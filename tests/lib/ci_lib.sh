@@ -37,3 +37,21 @@ ci_logs() {
         fi
     done
 }
+
+# ci_target NAME TARGET: `make TARGET` in the tree CI built (quickstart
+# configures in-tree), else in its own build in /tmp/ci-NAME; prints the
+# logs of failed tests when it fails.
+ci_target() {
+    local name=$1 target=$2 build
+    if [ -f Makefile ]; then
+        build=$PWD
+    else
+        ci_src "/tmp/ci-$name-src"
+        ci_build "$CI_SRC_DIR" "/tmp/ci-$name"
+        build=/tmp/ci-$name
+    fi
+    if ! (cd "$build" && make -s "$target"); then
+        ci_logs "$build"
+        return 1
+    fi
+}

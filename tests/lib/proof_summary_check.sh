@@ -17,7 +17,7 @@ fails=0 cases=0
 if ! awk '
     /^[ \t]*(#|$)/ { next }
     NF != 4 { print "proofs.expected:" NR ": want 4 fields: " $0; bad = 1 }
-    $4 != "required" && $4 != "pending" { print "proofs.expected:" NR ": when \"" $4 "\"?"; bad = 1 }
+    $4 != "required" && $4 != "pending" && $4 != "target" { print "proofs.expected:" NR ": when \"" $4 "\"?"; bad = 1 }
     $3 != "-" && $3 !~ /^[a-z-]*>=[0-9]+$/ { print "proofs.expected:" NR ": count \"" $3 "\"?"; bad = 1 }
     $1 !~ /^[a-z0-9_]+(\.[a-z0-9_-]+)+$/ { print "proofs.expected:" NR ": id \"" $1 "\"?"; bad = 1 }
     seen[$1]++ { print "proofs.expected:" NR ": duplicate " $1; bad = 1 }
@@ -108,6 +108,17 @@ expect "a test left out of TESTS=..." 0 '2 outside this run' --configured yes --
 expect "unit tests disabled" 1 'configure --disable-tests' --configured yes --tests-enabled no $logs
 mk t/c PASS "nothing"
 expect "a pending row whose test is there is required" 1 'demo.later +MISSING' --configured yes $logs t/c.log
+
+# a row of a test that only its own make target runs (make check-package)
+cp "$work/expected" "$work/expected.all"
+echo "demo.own           t/d         autopkgtest>=3 target" >> "$work/expected"
+good
+expect "a target row is outside a full run" 0 '^=== 3 proven, 0 failed, 0 not run, 0 missing, 1 pending, 1 outside' --configured yes $logs
+mk t/d PASS "PROOF: demo.own proven autopkgtest 3/3"
+expect "a target row whose test ran" 0 'demo.own +proven' --configured yes --full no t/d.log
+mk t/d PASS "nothing"
+expect "a target row whose test ran and printed nothing" 1 'demo.own +MISSING' --configured yes --full no t/d.log
+mv "$work/expected.all" "$work/expected"
 
 good; mk t/b SKIP "SKIP: gdb is not installed"
 export CI=true

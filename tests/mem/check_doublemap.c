@@ -488,7 +488,16 @@ static int refuse(const struct rule *r, size_t n)
 #define MMAP_FILE_RX(e) \
     {SYS_mmap, 2, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED}, {2, PROT_EXEC, PROT_EXEC}}, (e)}
 #define MEMFD(e) {SYS_memfd_create, 0, {{0}}, (e)}
+/* open(2) with O_TMPFILE: glibc makes it openat (flags: argument 2), musl
+ * open (argument 1) where the architecture has that system call */
+#ifdef SYS_open
+#define OPEN_TMPFILE(e) \
+    {SYS_openat, 1, {{2, O_TMPFILE_BIT, O_TMPFILE_BIT}}, (e)}, {SYS_open, 1, {{1, O_TMPFILE_BIT, O_TMPFILE_BIT}}, (e)}
+#define OPEN_TMPFILE_RULES 2
+#else
 #define OPEN_TMPFILE(e) {SYS_openat, 1, {{2, O_TMPFILE_BIT, O_TMPFILE_BIT}}, (e)}
+#define OPEN_TMPFILE_RULES 1
+#endif
 #define FTRUNCATE(e) {SYS_ftruncate, 0, {{0}}, (e)}
 
 struct scenario {
@@ -611,7 +620,7 @@ static const struct scenario ways[] = {
     {"mremap cannot alias", {MREMAP(EINVAL)}, 1, NO_LIMIT, 0, "memfd", "/memfd:perftramp-code"},
     {"no memfd_create either (Linux < 3.17, a sandbox)", {MPROTECT_EXEC(EACCES), MEMFD(ENOSYS)}, 2, NO_LIMIT, 0,
      "tmpfile", "/"},
-    {"no O_TMPFILE: mkostemp + unlink", {MPROTECT_EXEC(EACCES), MEMFD(ENOSYS), OPEN_TMPFILE(EOPNOTSUPP)}, 3,
+    {"no O_TMPFILE: mkostemp + unlink", {MPROTECT_EXEC(EACCES), MEMFD(ENOSYS), OPEN_TMPFILE(EOPNOTSUPP)}, 2 + OPEN_TMPFILE_RULES,
      NO_LIMIT, 0, "tmpfile", "/perftramp-code."},
 };
 
@@ -627,7 +636,7 @@ static const struct scenario failures[] = {
      NULL, NULL},
     {"memfd_create out of descriptors", {MPROTECT_EXEC(EACCES), MEMFD(ENFILE)}, 2, NO_LIMIT, ENFILE, NULL, NULL},
     {"out of descriptors for real (RLIMIT_NOFILE)", {MPROTECT_EXEC(EACCES)}, 1, 0, EMFILE, NULL, NULL},
-    {"O_TMPFILE out of descriptors", {MPROTECT_EXEC(EACCES), MEMFD(ENOSYS), OPEN_TMPFILE(EMFILE)}, 3, NO_LIMIT,
+    {"O_TMPFILE out of descriptors", {MPROTECT_EXEC(EACCES), MEMFD(ENOSYS), OPEN_TMPFILE(EMFILE)}, 2 + OPEN_TMPFILE_RULES, NO_LIMIT,
      EMFILE, NULL, NULL},
     {"files cannot grow (ftruncate)", {MPROTECT_EXEC(EACCES), FTRUNCATE(EFBIG)}, 2, NO_LIMIT, EFBIG, NULL, NULL},
 };

@@ -60,6 +60,8 @@ fi
 grep -qs -- --enable-exec-static-tramp "$prefix/built-with" ||
     notrun "$prefix/built-with does not say --enable-exec-static-tramp (rebuild: tools/deps/ffi-static.sh)"
 
+# shellcheck source=tests/lib/second_build.sh
+. "$src/tests/lib/second_build.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-ffi-static.XXXXXX") || fail "mktemp"
 if [ -n "${PT_FFI_STATIC_KEEP:-}" ]; then echo "# work directory: $work"; else trap 'rm -rf "$work"' EXIT; fi
 ffi_cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags libffi)
@@ -85,25 +87,10 @@ else
 fi
 
 # ---- 2. perftramp built against it -------------------------------------------
-# An in-tree configured source refuses out-of-tree builds: a clean copy of
-# the sources (git's list of tracked and new files) unless src is clean.
+# An in-tree configured source refuses out-of-tree builds: a clean copy
+# (tests/lib/second_build.sh) unless src is clean.
 t0=$(date +%s)
-if [ -f "$src/config.status" ]; then
-    if ! command -v git >/dev/null 2>&1 || ! git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-        fail "$src is configured in-tree and is not a git checkout: cannot make a clean copy"
-    fi
-    mkdir "$work/src"
-    # tracked and new files, but no build output .gitignore does not know
-    # (an ELF file there would stand in for the second build's target)
-    (cd "$src" && git ls-files -co --exclude-standard | while IFS= read -r f; do
-        [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || printf '%s\0' "$f"
-    done | xargs -0 cp --parents -t "$work/src") || fail "copying the sources"
-    (cd "$work/src" && autoreconf -fi > "$work/autoreconf.log" 2>&1) ||
-        { tail -20 "$work/autoreconf.log"; fail "autoreconf in the copy"; }
-    bsrc=$work/src
-else
-    bsrc=$src
-fi
+clean_source "$src" "$work" || fail "no source tree to configure a second build from"
 mkdir "$work/build"
 b=$work/build
 (cd "$b" && "$bsrc/configure" -q --enable-werror PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
@@ -154,22 +141,12 @@ echo "== 4. contract, perf, unwinding and fork tests against $prefix"
 # shellcheck disable=SC2086
 (cd "$b" && PKG_CONFIG_PATH=$prefix/lib/pkgconfig LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     make check-TESTS TESTS="$tests" > check.log 2>&1)
-passed=0 total=0 bad=
-for t in $tests; do
-    total=$((total + 1))
-    res=$(sed -n 's/^:test-result: //p' "$b/$t.trs" 2>/dev/null)
-    printf '   %-28s %s\n' "$t" "${res:-NOT RUN}"
-    if [ "$res" = PASS ]; then
-        passed=$((passed + 1))
-    else
-        bad="$bad $t"
-        [ -f "$b/$t.log" ] && tail -n 25 "$b/$t.log" | sed 's/^/     | /'
-    fi
-done
+# shellcheck disable=SC2086 # $tests is a list
+test_results "$b" $tests
 # what those tests proved there (indented: they are the second build's)
 for t in $tests; do
     [ -f "$b/$t.log" ] && sed -n 's/^PROOF: /   static-trampoline build: /p' "$b/$t.log"
 done
-[ -z "$bad" ] || fail "$passed/$total passed against static-trampoline libffi; not passed:$bad"
+[ -z "$notpassed" ] || fail "$passed/$total passed against static-trampoline libffi; not passed:$notpassed"
 echo "PROOF: $proof proven libffi 3.4.4 --enable-exec-static-tramp (code pointer in libffi's trampoline page); perftramp fell back to doublemap ($memory); $passed/$total contract, perf, unwind and fork tests passed"
 exit 0

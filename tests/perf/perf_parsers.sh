@@ -65,6 +65,18 @@ a b c|123456|123456|12345500000000|10|copy_mc_enhanced_fast_string+0x6|[unknown]
 # comm with spaces, dsos with spaces, one chain cut below the evaluator
 check "tiny_stats, -F ip,sym" "20 20" "$(awk -f "$S/lib/tiny_stats.awk" "$D/perf-script-tiny.txt")"
 check "tiny_stats, headers and dsos" "20 19" "$(awk -f "$S/lib/tiny_stats.awk" "$D/perf-script-tiny-layouts.txt")"
+# chain_stats.awk with keep= (tests/musl/musl.sh), on the same two: the C
+# frames between tiny:: frames read as one "*"; the cut chain is a
+# collatz_length one
+tiny_chain() { # WANT FILE
+    awk -v keep='^(tiny::|main$)' -v want="$1" -v checked='^tiny::' -v brief=1 -f "$S/lib/chain_stats.awk" "$D/$2.txt"
+}
+next_chain="* tiny::collatz_next * tiny::collatz_length * tiny::longest * tiny::<main> * main"
+len_chain="* tiny::collatz_length * tiny::longest * tiny::<main> * main"
+check "chain_stats keep=, tiny, collatz_next" "26 9 0 0 0 559" "$(tiny_chain "$next_chain" perf-script-tiny)"
+check "chain_stats keep=, tiny, collatz_length" "26 13 0 0 0 559" "$(tiny_chain "$len_chain" perf-script-tiny)"
+check "chain_stats keep=, tiny layouts, collatz_next" "26 9 0 0 0 539" "$(tiny_chain "$next_chain" perf-script-tiny-layouts)"
+check "chain_stats keep=, tiny layouts, one collatz_length chain cut" "26 12 0 0 0 539" "$(tiny_chain "$len_chain" perf-script-tiny-layouts)"
 
 # gdb_lib.sh's frame_names (gdb_bt, gdb_fresh, gdb_publish, gdb_foreign_jit):
 # gdb 13's bt in batch mode, frames with and without an address, #10 and

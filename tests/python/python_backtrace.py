@@ -41,6 +41,8 @@ spans = []
 perf_map = "/tmp/perf-%d.map" % os.getpid()
 with open(perf_map) as f:
     for line in f:
+        if line == "\n":
+            continue  # padding before a 4 KiB boundary (src/outputs/perfmap.c)
         start, size, name = line.rstrip("\n").split(" ", 2)
         spans.append((int(start, 16), int(size, 16), name))
 os.unlink(perf_map)  # read: nothing is left behind in /tmp

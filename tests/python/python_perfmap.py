@@ -100,6 +100,8 @@ with open("/proc/self/maps") as f:
         check(n > 0 and any(lo <= a and a + n <= hi for lo, hi in ranges),
               "%s: [%x, +%x) lies in an executable anonymous mapping" % (label, a, n))
     for line in text.splitlines():
+        if not line:
+            continue  # padding before a 4 KiB boundary (src/outputs/perfmap.c)
         start, size, _ = line.split(" ", 2)
         spans.append((int(start, 16), int(size, 16)))
     spans.sort()

@@ -46,23 +46,6 @@ static void child_fail(struct report *r, const char *fmt, const char *arg)
     r->ok = 0;
 }
 
-static void send_report(int fd, const struct report *r)
-{
-    ssize_t w = write(fd, r, sizeof *r);
-    _exit(w == (ssize_t)sizeof *r ? 0 : 3);
-}
-
-static void read_report(int fd, pid_t child, struct report *r)
-{
-    memset(r, 0, sizeof *r);
-    ssize_t n = read(fd, r, sizeof *r);
-    int status;
-    ck_assert_int_eq(waitpid(child, &status, 0), child);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
-    ck_assert_int_eq(n, (ssize_t)sizeof *r);
-    close(fd);
-}
-
 static char wrap_name[64];
 static const char *name_of(long i)
 {
@@ -140,7 +123,7 @@ START_TEST(efbig_keeps_dump_parseable)
         perftramp *pt = perftramp_open(&o);
         if (!pt) {
             child_fail(&r, "open: %s", strerror(errno));
-            send_report(pfd[1], &r);
+            tt_send_report(pfd[1], &r, sizeof r);
         }
         /* 20 wraps fit; then the limit lands inside the next group */
         for (long i = 0; i < 20; i++)
@@ -157,11 +140,11 @@ START_TEST(efbig_keeps_dump_parseable)
              * disabled output has nothing left to write */
             child_fail(&r, "close: %s", strerror(errno));
         }
-        send_report(pfd[1], &r);
+        tt_send_report(pfd[1], &r, sizeof r);
     }
     close(pfd[1]);
     struct report r;
-    read_report(pfd[0], child, &r);
+    tt_read_report(pfd[0], child, &r, sizeof r);
     ck_assert_msg(r.ok, "child: %s", r.why);
     ck_assert_msg(r.dump_error == EFBIG, "jitdump error %d (%s), want EFBIG", r.dump_error, strerror(r.dump_error));
     ck_assert_msg(r.map_error == EFBIG, "perf map error %d (%s), want EFBIG", r.map_error, strerror(r.map_error));
@@ -181,12 +164,14 @@ START_TEST(efbig_keeps_dump_parseable)
     size_t errors = ds_validate_jitdump(dump, &sum, why, sizeof why);
     ck_assert_msg(errors == 0, "validator: %s", why);
     ck_assert_uint_eq(sum.trailing_bytes, 0);
-    /* the map: every line before the failing one; the failing line may be
-     * torn (docs/perf.md: the shared map cannot be cut back) */
+    /* the map: every line before the failing one, and nothing of the
+     * failing one (RLIMIT_FSIZE cuts a write at any byte: the writer cuts
+     * the part written off again) */
     e.next = 0;
     struct ds_map_stats ms;
     ck_assert_msg(ds_scan_map(map, line_in_order, &e, &ms) == 0, "map: %s", ms.error);
     ck_assert_uint_eq(ms.lines, (size_t)r.map_failed_at);
+    ck_assert_msg(ms.torn_tail == 0, "map: a torn line of %zu bytes", ms.torn_tail);
     printf("EFBIG: dump disabled at wrap %ld (%zu complete LOADs, 0 torn bytes), map at wrap %ld (%zu lines, "
            "%zu-byte torn tail); %ld trampolines all working\n",
            r.dump_failed_at, ds.loads, r.map_failed_at, ms.lines, ms.torn_tail, r.wraps);
@@ -213,13 +198,13 @@ START_TEST(enospc_keeps_dump_parseable)
             mount("tmpfs", "/tmp", "tmpfs", 0, "size=64k,mode=1777") != 0) {
             r.skipped = 1;
             snprintf(r.skip_why, sizeof r.skip_why, "cannot mount a small tmpfs here: %s", strerror(errno));
-            send_report(pfd[1], &r);
+            tt_send_report(pfd[1], &r, sizeof r);
         }
         struct perftramp_options o = {.outputs = PERFTRAMP_PERF_MAP | PERFTRAMP_JITDUMP, .jitdump_dir = "/tmp"};
         perftramp *pt = perftramp_open(&o);
         if (!pt) {
             child_fail(&r, "open: %s", strerror(errno));
-            send_report(pfd[1], &r);
+            tt_send_report(pfd[1], &r, sizeof r);
         }
         wrap_until_full(pt, o.outputs, &r, 0);
         perftramp_close(pt);
@@ -242,11 +227,11 @@ START_TEST(enospc_keeps_dump_parseable)
         r.validator_errors = ds_validate_jitdump(dump, &sum, why, sizeof why);
         if (r.validator_errors && r.ok)
             child_fail(&r, "validator: %s", why);
-        send_report(pfd[1], &r);
+        tt_send_report(pfd[1], &r, sizeof r);
     }
     close(pfd[1]);
     struct report r;
-    read_report(pfd[0], child, &r);
+    tt_read_report(pfd[0], child, &r, sizeof r);
     rmdir(dir);
     free(dir);
     if (r.skipped) {
@@ -261,6 +246,7 @@ START_TEST(enospc_keeps_dump_parseable)
     ck_assert_uint_eq(r.loads, (size_t)r.dump_failed_at);
     ck_assert_msg(r.map_error == ENOSPC, "perf map error %d (%s), want ENOSPC", r.map_error, strerror(r.map_error));
     ck_assert_uint_eq(r.map_lines, (size_t)r.map_failed_at);
+    ck_assert_msg(r.map_torn == 0, "map: a torn line of %zu bytes", r.map_torn);
     printf("ENOSPC: dump disabled at wrap %ld with %zu complete LOADs, 0 torn bytes; map at wrap %ld with %zu "
            "complete lines (%zu-byte torn tail); %ld trampolines all working\n",
            r.dump_failed_at, r.loads, r.map_failed_at, r.map_lines, r.map_torn, r.wraps);

@@ -50,6 +50,11 @@ int ds_scan_map(const char *path, ds_map_fn cb, void *arg, struct ds_map_stats *
             st->torn_tail = (size_t)(end - p);
             break;
         }
+        if (nl == p) { /* an empty line: padding that keeps lines off 4 KiB boundaries */
+            st->blank++;
+            p = nl + 1;
+            continue;
+        }
         uint64_t start, size;
         size_t a = hex_field(p, nl, &start);
         const unsigned char *q = p + a;
@@ -157,6 +162,16 @@ int ds_scan_jitdump(const char *path, ds_load_fn cb, void *arg, struct ds_dump_s
             z++;
         if (z == len && len - off <= 128 * 1024) { /* a live writer's room ahead (PT_JD_RESERVED_MAX) */
             st->reserved = len - off;
+            break;
+        }
+        if (len - off >= 8 && rd32(buf + off + 4) == 0 && len - off <= 128 * 1024) {
+            /* that room, holding a record of total_size 0: the bytes of a
+             * group a killed writer was copying in, its size not yet stored */
+            size_t last = len;
+            while (buf[last - 1] == 0)
+                last--;
+            st->uncommitted = last - off;
+            st->reserved = len - last;
             break;
         }
         if (len - off < 16) {

@@ -12,6 +12,7 @@
 
 struct ds_map_stats {
     size_t lines;
+    size_t blank;     /* empty lines (perftramp's padding before a 4 KiB boundary) */
     size_t bytes;
     size_t torn_tail; /* bytes after the last newline (a torn last line) */
     char error[200]; /* why a scan failed */
@@ -38,6 +39,8 @@ struct ds_dump_stats {
     size_t records, loads, unwinding, debug, moves, closes;
     size_t torn_tail;      /* bytes after the last complete record */
     size_t reserved;       /* zeros from a record boundary to the end: a live writer's room */
+    size_t uncommitted;    /* in that room: a record of total_size 0 and the bytes after it up to
+                            * the last non-zero one (a writer killed while copying it in) */
     size_t dup_code;       /* LOADs whose code bytes equal an earlier LOAD's */
     char error[200];
 };
@@ -49,7 +52,9 @@ typedef int (*ds_load_fn)(void *arg, const struct ds_load *load);
  * unique code_index, UNWINDING_INFO sizes and padding, the group order
  * UNWINDING_INFO [DEBUG_INFO] LOAD, CLOSE last.  A partial record at the
  * end is not an error: its length goes to torn_tail; zeros from a record
- * boundary to the end (a live writer's room) go to reserved.
+ * boundary to the end (a live writer's room) go to reserved, except the
+ * bytes of a record of total_size 0 at its start, which go to uncommitted
+ * (perftramp stores a group's size last: docs/jitdump-producers.md).
  * 0: valid; -1: invalid (stats->error) or cb stopped; -2: unreadable. */
 int ds_scan_jitdump(const char *path, ds_load_fn cb, void *arg, struct ds_dump_stats *stats);
 

@@ -7,6 +7,7 @@
 #include "perftramp.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Four distinct targets: tt_target(k)(a, b) == tt_expect(k, a, b). */
 typedef long (*tt_fn)(long a, long b);
@@ -28,5 +29,11 @@ void tt_rmtree(const char *dir);
 
 /* Reads a whole file; NULL with errno on failure.  *len gets its size. */
 unsigned char *tt_slurp(const char *path, size_t *len);
+
+/* A forked child's report to its parent, through a pipe: the child sends
+ * its n bytes and exits (0, or 3 when the write failed); the parent reads
+ * them and asserts (Check) that the child exited 0 having sent them all. */
+_Noreturn void tt_send_report(int fd, const void *r, size_t n);
+void tt_read_report(int fd, pid_t child, void *r, size_t n);
 
 #endif

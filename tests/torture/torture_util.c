@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "torture.h"
 
+#include <check.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* noinline + distinct constants: the result names the target reached. */
@@ -100,4 +103,21 @@ unsigned char *tt_slurp(const char *path, size_t *len)
     close(fd);
     *len = n;
     return buf;
+}
+
+_Noreturn void tt_send_report(int fd, const void *r, size_t n)
+{
+    ssize_t w = write(fd, r, n);
+    _exit(w == (ssize_t)n ? 0 : 3);
+}
+
+void tt_read_report(int fd, pid_t child, void *r, size_t n)
+{
+    memset(r, 0, n);
+    ssize_t got = read(fd, r, n);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+    ck_assert_int_eq(got, (ssize_t)n);
+    close(fd);
 }
