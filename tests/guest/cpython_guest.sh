@@ -211,7 +211,7 @@ while IFS=$'\t' read -r id out detail; do
     esac
 done < "$work/patched.outcomes"
 detail="$arch machine (perf $perf), $mode: stock $cok ok, $csk skipped, $cother failed; patched $pok ok, $psk skipped, $pother failed; $kept pass on both"
-[ $old_perf = 1 ] && detail="$detail; the DWARF class skips itself on both (perf < 6.6)"
+[ $old_perf = 1 ] && detail="$detail; the DWARF class skips itself (perf < 6.6)"
 [ ${#ignored[@]} -eq 0 ] || detail="$detail; left out: ${ignored[*]}"
 if [ -z "$problems" ]; then prove "$PROOF_IDS" proven "$detail"
 else prove "$PROOF_IDS" failed "${problems#; }; $detail"; exit 1; fi
