@@ -40,6 +40,8 @@ B=$(cd "${PT_BUILDDIR:-.}" && pwd)
 PROOF_IDS="cpython.$arch.test_perf_profiler"
 # shellcheck source=tests/lib/proof_lib.sh
 . "$S/tests/lib/proof_lib.sh"
+# shellcheck source=tests/lib/cpython_lib.sh
+. "$S/tests/lib/cpython_lib.sh" # side_by_side
 [ "${PT_GUEST_TESTS:-1}" = 0 ] && skip "PT_GUEST_TESTS=0"
 [ "${PT_CPYTHON_TESTS:-1}" = 0 ] && skip "PT_CPYTHON_TESTS=0"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-cpython-guest.XXXXXX") || { echo "FAIL: mktemp"; exit 99; }
@@ -169,12 +171,7 @@ for kind in stock patched; do
     [ -s "$p/out/$kind.log" ] || { bad "no output of the $kind run came back"; exit 1; }
     awk -f "$S/tests/lib/unittest_outcomes.awk" "$p/out/$kind.log" > "$work/$kind.outcomes"
 done
-echo "each test's outcome in the $arch machine (tests/lib/unittest_outcomes.awk), stock | patched:"
-awk -F '\t' -f "$S/tests/lib/unittest_compare.awk" "$work/stock.outcomes" "$work/patched.outcomes" > "$work/table"
-same=$?
-grep -v '^counts: ' "$work/table"
-read -r cok csk cother pok psk pother kept regressed newly < <(sed -n 's/^counts: //p' "$work/table")
-echo "stock: $cok ok, $csk skipped, $cother failed; patched: $pok ok, $psk skipped, $pother failed"
+side_by_side "$work" " in the $arch machine"
 [ ${#ignored[@]} -eq 0 ] || printf '  left out in this machine: %s\n' "${ignored[@]}"
 echo "times: libperftramp $t_lib s, interpreters $t_build s, payload $size MB, guest $t_guest s"
 
