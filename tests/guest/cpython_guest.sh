@@ -209,6 +209,8 @@ while IFS=$'\t' read -r id out detail; do
 done < "$work/patched.outcomes"
 detail="$arch machine (perf $perf), $mode: stock $cok ok, $csk skipped, $cother failed; patched $pok ok, $psk skipped, $pother failed; $kept pass on both"
 [ $old_perf = 1 ] && detail="$detail; the DWARF class skips itself (perf < 6.6)"
+grep -q 'perf record gets -e cpu-clock' "$work/guest.out" &&
+    detail="$detail; perf record given -e cpu-clock (the default event sampled nothing here)"
 [ ${#ignored[@]} -eq 0 ] || detail="$detail; left out: ${ignored[*]}"
 if [ -z "$problems" ]; then prove "$PROOF_IDS" proven "$detail"
 else prove "$PROOF_IDS" failed "${problems#; }; $detail"; exit 1; fi
