@@ -426,10 +426,6 @@ START_TEST(hdr_table_sorted)
 }
 END_TEST
 
-/* Every table of the lists, and the host table's ILP32 twin (4-byte
- * addresses, as x32's ELFCLASS32 EM_X86_64): the 32-bit case on every host,
- * whatever tables the lists hold.  n: how many; i < n. */
-
 /* The data words are addresses: .addr_size bytes each, aligned to their
  * size right after the code, written in the table's byte order (a 4-byte
  * tag is the low half of the 64-bit one); the code bytes do not depend on
