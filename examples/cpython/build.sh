@@ -119,6 +119,10 @@ build() {
     log=$dir/build.log
     (
         cd "$dir"
+        # a cross build sees only the target's .pc files: the build
+        # machine's (zlib, readline...) name libraries that do not exist
+        # for $host (binascii then links -lz and fails)
+        [ -z "$host" ] || export PKG_CONFIG_LIBDIR="${PT_CPYTHON_PKG_CONFIG_LIBDIR:-}"
         if [ "$kind" = patched ]; then
             patch -p1 --quiet --no-backup-if-mismatch < "$patchf" && autoconf && autoheader || exit 1
             if [ -z "$host" ]; then
@@ -131,8 +135,6 @@ build() {
                 export PKG_CONFIG_PATH="$dir/perftramp-pc"
                 # ./python runs during the build
                 export LD_LIBRARY_PATH="$B/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-            else
-                export PKG_CONFIG_LIBDIR="${PT_CPYTHON_PKG_CONFIG_LIBDIR:-}"
             fi
         fi
         for m in $skip; do export "py_cv_module_$m=n/a"; done
@@ -163,5 +165,7 @@ if [ -n "$host" ]; then
     host=$h
 fi
 for kind in $kinds; do
-    echo "$kind $(build "$kind")"
+    # (a failed build's exit status would be lost in echo's argument)
+    dir=$(build "$kind") || exit 1
+    echo "$kind $dir"
 done

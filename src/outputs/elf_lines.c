@@ -11,10 +11,10 @@
  * (emit/elf_so.h): a slot past them gets no line, never a cut section. */
 #include "mem/elf_arena.h"
 #include "outputs/outputs.h"
+#include "outputs/release_fence.h"
 #include "emit/bytebuf.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 
 int pt_elf_line_add(struct pt_elf_file *f, size_t slot, size_t size, const char *file, unsigned line)
 {
@@ -33,11 +33,11 @@ int pt_elf_line_add(struct pt_elf_file *f, size_t slot, size_t size, const char 
         f->lines_dropped++;
         return 0;
     }
-    atomic_thread_fence(memory_order_release); /* the sizes last */
+    pt_release_fence(); /* the sizes last */
     uint8_t *tail_at_line = f->tail + (p->line_size_at - p->shstr_off);
     uint8_t *tail_at_info = f->tail + (p->info_size_at - p->shstr_off);
     pt_store_addr(tail_at_line, f->line_len, p->g.addr_size, f->big_endian);
-    atomic_thread_fence(memory_order_release);
+    pt_release_fence();
     pt_store_addr(tail_at_info, f->info_len, p->g.addr_size, f->big_endian);
     return 0;
 }

@@ -14,12 +14,12 @@
  * one, past the room, with pwrite (the file grows). */
 #include "mem/elf_arena.h"
 #include "outputs/outputs.h"
+#include "outputs/release_fence.h"
 #include "emit/bytebuf.h"
 #include "emit/elf_image.h"
 #include "outputs/perf_name.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,9 +63,9 @@ int pt_elf_symbol_add(struct pt_elf_file *f, size_t slot, size_t size, const cha
         memcpy(in_tail(f, p->strtab_off + f->strtab_len), text, len + 1);
         free(text);
         memcpy(in_tail(f, p->symtab_off + (slot + 1) * sym_size), sym, sym_size);
-        atomic_thread_fence(memory_order_release); /* the sizes last, .symtab's after .strtab's */
+        pt_release_fence(); /* the sizes last, .symtab's after .strtab's */
         pt_store_addr(in_tail(f, p->strtab_size_at), f->strtab_len + len + 1, (unsigned)word, f->big_endian);
-        atomic_thread_fence(memory_order_release);
+        pt_release_fence();
         pt_store_addr(in_tail(f, p->symtab_size_at), (n_syms + 1) * sym_size, (unsigned)word, f->big_endian);
         f->strtab_len += len + 1;
         f->n_syms = n_syms;

@@ -29,13 +29,13 @@
 #include "outputs/file_window.h"
 #include "outputs/outfile.h"
 #include "outputs/outputs.h"
+#include "outputs/release_fence.h"
 #include "outputs/perf_name.h"
 #include "outputs/pid_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +129,7 @@ enum { JD_SIZE_AT = 4 }; /* total_size's offset in a record prefix */
  * handler before the process runs on). */
 static void store_size(uint8_t *p, uint32_t v)
 {
-    atomic_thread_fence(memory_order_release); /* the body first */
+    pt_release_fence(); /* the body first */
 #if defined(__riscv)
     __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v) : "memory");
 #else

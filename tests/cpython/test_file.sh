@@ -82,12 +82,7 @@ for kind in stock patched; do
         run $kind
     fi
 done
-echo "each test's outcome (tests/lib/unittest_outcomes.awk), stock | patched:"
-awk -F '\t' -f "$S/tests/lib/unittest_compare.awk" "$tmp/stock.outcomes" "$tmp/patched.outcomes" > "$tmp/table"
-same=$?
-grep -v '^counts: ' "$tmp/table"
-read -r cok csk cother pok psk pother kept regressed newly < <(sed -n 's/^counts: //p' "$tmp/table")
-echo "stock: $cok ok, $csk skipped, $cother failed; patched: $pok ok, $psk skipped, $pother failed"
+side_by_side "$tmp" ""
 # the classes that run perf: fp always, DWARF with perf >= 6.6
 classes=TestPerfProfiler
 [ -z "$newer" ] || classes="$classes TestPerfProfilerWithDwarf"

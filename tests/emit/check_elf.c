@@ -15,6 +15,7 @@
 
 #include <check.h>
 #include "../lib/check_run.h"
+#include "../lib/every_table.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -494,22 +495,6 @@ END_TEST
  * is written, never run. */
 enum { CLASS_SLOTS = 3 };
 
-static size_t n_tables(void)
-{
-    return pt_arch_count + pt_arch_variant_count + 1;
-}
-
-static const struct pt_arch *table_i(size_t i, struct pt_arch *twin)
-{
-    if (i < pt_arch_count)
-        return pt_arch_list[i];
-    if (i < pt_arch_count + pt_arch_variant_count)
-        return pt_arch_variants[i - pt_arch_count].arch;
-    *twin = *pt_arch_list[0];
-    twin->name = "x86_64-ilp32-twin";
-    twin->addr_size = 4;
-    return twin;
-}
 
 static void write_file(const char *name, const void *data, size_t len)
 {

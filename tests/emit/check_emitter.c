@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include "../lib/check_run.h"
+#include "../lib/every_table.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,25 +425,6 @@ START_TEST(hdr_table_sorted)
     pt_buf_free(&b);
 }
 END_TEST
-
-/* Every table of the lists, and the host table's ILP32 twin (4-byte
- * addresses, as x32's ELFCLASS32 EM_X86_64): the 32-bit case on every host,
- * whatever tables the lists hold.  n: how many; i < n. */
-static size_t n_tables(void)
-{
-    return pt_arch_count + pt_arch_variant_count + 1;
-}
-static const struct pt_arch *table_i(size_t i, struct pt_arch *twin)
-{
-    if (i < pt_arch_count)
-        return pt_arch_list[i];
-    if (i < pt_arch_count + pt_arch_variant_count)
-        return pt_arch_variants[i - pt_arch_count].arch;
-    *twin = *pt_arch_list[0];
-    twin->name = "x86_64-ilp32-twin";
-    twin->addr_size = 4;
-    return twin;
-}
 
 /* The data words are addresses: .addr_size bytes each, aligned to their
  * size right after the code, written in the table's byte order (a 4-byte

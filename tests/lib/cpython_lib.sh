@@ -11,6 +11,12 @@
 #                    a sanitizer build: CPython is not instrumented, so
 #                    libasan would not come first in it and its subprocesses
 #                    (the plain make check runs these tests).
+#   side_by_side DIR WHERE   reads DIR/stock.outcomes and DIR/patched.outcomes
+#                    (tests/lib/unittest_outcomes.awk's), prints each test's
+#                    outcome on both and the counts, and sets $same (0 when
+#                    no test regressed or was newly skipped) and $cok $csk
+#                    $cother $pok $psk $pother $kept $regressed $newly
+#                    (tests/lib/unittest_compare.awk's counts)
 # shellcheck shell=bash
 cpython_builds() {
     [ "${PT_CPYTHON_TESTS:-1}" = 0 ] && skip "PT_CPYTHON_TESTS=0"
@@ -28,4 +34,14 @@ cpython_builds() {
     lib=$("$patched" -c 'print(*[l.split()[-1] for l in open("/proc/self/maps") if "libperftramp" in l][:1])')
     [ "$lib" -ef "$B/.libs/libperftramp.so.0" ] ||
         { bad "the patched interpreter loaded '$lib', not $B/.libs/libperftramp.so.0"; exit 1; }
+}
+
+# shellcheck disable=SC2034 # the counts are the caller's
+side_by_side() {
+    echo "each test's outcome$2 (tests/lib/unittest_outcomes.awk), stock | patched:"
+    awk -F '\t' -f "$S/tests/lib/unittest_compare.awk" "$1/stock.outcomes" "$1/patched.outcomes" > "$1/table"
+    same=$?
+    grep -v '^counts: ' "$1/table"
+    read -r cok csk cother pok psk pother kept regressed newly < <(sed -n 's/^counts: //p' "$1/table")
+    echo "stock: $cok ok, $csk skipped, $cother failed; patched: $pok ok, $psk skipped, $pother failed"
 }

@@ -32,6 +32,8 @@ uint8_t *ptt_read_file(const char *path, size_t *len)
         cap *= 2;
     }
     fclose(f);
+    if (buf)
+        buf[n] = 0; /* n < cap: a NUL after the bytes, for strstr (not counted) */
     *len = n;
     return buf;
 }

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads a whole file; NULL (errno) when it cannot.  Caller frees. */
+/* Reads a whole file, a NUL after its *len bytes; NULL (errno) when it
+ * cannot.  Caller frees. */
 uint8_t *ptt_read_file(const char *path, size_t *len);
 /* mkdtemp under $TMPDIR or /tmp; returns a static-lifetime copy. */
 char *ptt_tempdir(void);
