@@ -222,6 +222,17 @@ PERFTRAMP_API perftramp *perftramp_open(const struct perftramp_options *opts);
  * small structs returned in registers, the hidden struct-return pointer).
  * Arguments passed on the stack are NOT supported: the trampoline's own
  * frame sits between the caller's stack arguments and the target.
+ * i686 (cdecl: every argument on the stack) is the exception: the
+ * trampoline passes copies of the first five 4-byte words of the stack
+ * arguments (20 bytes: e.g. five ints or pointers, two doubles and an int,
+ * a long double and two ints; a hidden struct-return pointer is one),
+ * where the target finds them from its own return address; a sixth word
+ * is not passed (the target would read the trampoline's frame).  eax, ecx
+ * and edx pass untouched (regparm and fastcall register arguments), as do
+ * the x87 and SSE registers, and the result comes back unchanged.  The
+ * target may pop 4 bytes of its arguments (a struct returned in memory
+ * pops its hidden pointer; fastcall a third argument): the trampoline then
+ * pops them too; popping 8 or more (stdcall) is not supported.
  * `name` is copied; it is what perf and gdb show for the trampoline.
  * perf outputs write control bytes (0x00-0x1f, 0x7f) as \xNN and keep
  * names whole up to 4096 bytes, cutting longer ones with "..." (docs/perf.md).

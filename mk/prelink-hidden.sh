@@ -23,11 +23,18 @@ for lo in "$@"; do
     [ "$pic_object" = none ] || pics="$pics $lodir/$pic_object"
     [ "$non_pic_object" = none ] || nonpics="$nonpics $lodir/$non_pic_object"
 done
+# COMDAT groups resolved here, not at the final link: i386 PIC objects each
+# carry __x86.get_pc_thunk.* in one (hidden); once localized, a reference
+# to a copy the final link discards is an error.  GNU ld's
+# --force-group-allocation keeps one copy now (objects without groups, as
+# on the 64-bit machines, are linked the same either way).
+group=
+$LD --help 2> /dev/null | grep -q -- --force-group-allocation && group=--force-group-allocation
 link() { # link OUT OBJ...
     o=$1
     shift
     # shellcheck disable=SC2086
-    $LD -r -o "$o" "$@"
+    $LD -r $group -o "$o" "$@"
     $OBJCOPY --localize-hidden "$o"
 }
 pic=none nonpic=none

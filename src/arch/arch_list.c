@@ -10,6 +10,7 @@ extern const struct pt_arch pt_arch_aarch64;
 extern const struct pt_arch pt_arch_riscv64;
 extern const struct pt_arch pt_arch_ppc64le;
 extern const struct pt_arch pt_arch_s390x;
+extern const struct pt_arch pt_arch_i686;
 extern const struct pt_arch pt_arch_arm;
 extern const struct pt_arch pt_arch_x86_64_near;
 
@@ -19,6 +20,7 @@ const struct pt_arch *const pt_arch_list[] = {
     &pt_arch_riscv64,
     &pt_arch_ppc64le,
     &pt_arch_s390x,
+    &pt_arch_i686,
     &pt_arch_arm,
 };
 const size_t pt_arch_count = sizeof pt_arch_list / sizeof pt_arch_list[0];
@@ -63,6 +65,8 @@ static const struct pt_arch *host_table(void)
     return pt_arch_find("ppc64le");
 #elif defined(__s390x__)
     return pt_arch_find("s390x");
+#elif defined(__i386__)
+    return pt_arch_find("i686");
 #elif defined(__arm__) && defined(__ARM_EABI__) && !defined(__ARMEB__)
     return pt_arch_find("arm");
 #else

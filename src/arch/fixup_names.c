@@ -11,6 +11,7 @@ static const char *const names[] = {
     [PT_FIX_RV_PCREL_LO12] = "riscv lo12",
     [PT_FIX_PPC_DS16] = "ppc DS-form 16",
     [PT_FIX_S390_RIL32] = "s390 RIL 32",
+    [PT_FIX_X86_THUNK32] = "x86 disp32 from a pc thunk",
     [PT_FIX_A32_LDR_LIT12] = "a32 ldr literal imm12",
     [PT_RELOC_X86_REL32] = "x86 rel32 (relocation)",
 };

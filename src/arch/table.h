@@ -55,6 +55,8 @@ enum pt_fixup_kind {
     PT_FIX_RV_PCREL_LO12, /* I-type imm12, from the PREVIOUS insn (its AUIPC) */
     PT_FIX_PPC_DS16,      /* DS-form (ld) 16-bit, from the PREVIOUS insn's address */
     PT_FIX_S390_RIL32,    /* RIL-b be32 halfwords at byte 2, from this insn */
+    PT_FIX_X86_THUNK32,   /* le32 at byte `at`, from the START of this insn: the pc a call to a
+                           * pc thunk (mov (%esp),%reg; ret) left in a register (i686) */
     PT_FIX_A32_LDR_LIT12, /* A32 LDR (literal) U + imm12, from this insn + 8 */
 
     /* Relocations: fields that hold the distance from an instruction to

@@ -60,6 +60,13 @@ static int apply_fixup(struct pt_layout *l, size_t i, const char **why)
         pt_store_u32(p + in->fixup_at, (uint32_t)d, false);
         return 0;
     }
+    case PT_FIX_X86_THUNK32: {
+        int64_t d = word - here;
+        if (in->fixup_at + 4u > in->len || !fits_signed(d, 32))
+            return fail(why, "x86 pc-thunk disp32 fixup out of range");
+        pt_store_u32(p + in->fixup_at, (uint32_t)d, false);
+        return 0;
+    }
     case PT_FIX_A64_LDR_LIT19: {
         int64_t d = word - here;
         if (in->len != 4 || d % 4 || !fits_signed(d / 4, 19))

@@ -534,15 +534,12 @@ size_t pt_jd_rows_check(struct pt_jd_rows *r, uint32_t elf_mach, bool big_endian
 
     c.names = table_for(elf_mach, NULL);
     /* Where a table exists, its CIE tells whether a call leaves the return
-     * address in a register (no rule = "still there") or on the stack. */
-    if (c.names) {
-        for (int k = 0; k < PT_INSN_MAX_CFI; k++)
-            if (c.names->cie_initial[k].op != PT_CFI_NONE && c.names->cie_initial[k].reg == c.names->ra_column &&
-                c.names->cie_initial[k].op != PT_CFI_DEF_CFA)
-                c.ra_needs_rule = true;
-    } else {
-        c.ra_needs_rule = elf_mach == 3; /* i386: call pushes it */
-    }
+     * address in a register (no rule = "still there") or on the stack
+     * (x86: a rule); a machine without one is not held to either. */
+    for (int k = 0; c.names && k < PT_INSN_MAX_CFI; k++)
+        if (c.names->cie_initial[k].op != PT_CFI_NONE && c.names->cie_initial[k].reg == c.names->ra_column &&
+            c.names->cie_initial[k].op != PT_CFI_DEF_CFA)
+            c.ra_needs_rule = true;
     c.table = match_table(r, elf_mach, big_endian, load, &c.table_arch);
 
     c.text = TEXT_ADDR;

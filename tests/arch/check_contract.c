@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The trampoline contract on the host: every register-passed signature
- * goes through unchanged, the frame chain holds, slots are reused, errors
- * are clear, and wrap/release are safe from many threads. */
+ * goes through unchanged (on i686: every signature within the five stack
+ * words it passes), the frame chain holds, slots are reused, errors are
+ * clear, and wrap/release are safe from many threads. */
 #include "api/context.h"
 #include "contract_targets.h"
 #include "perftramp.h"
@@ -26,6 +27,11 @@ static perftramp *open_plain(void)
 START_TEST(integer_and_float_registers)
 {
     perftramp *pt = open_plain();
+    __typeof__(&five_ints) t5 = WRAP(pt, five_ints, "five_ints");
+    ck_assert_int_eq(t5(1, 2, 3, 4, 5), five_ints(1, 2, 3, 4, 5));
+    __typeof__(&ret_float) tf = WRAP(pt, ret_float, "ret_float");
+    ck_assert(tf(5.5f, 1.25f) == 4.25f);
+#if defined(__x86_64__)
     __typeof__(&six_ints) t6 = WRAP(pt, six_ints, "six_ints");
     ck_assert_int_eq(t6(1, 2, 3, 4, 5, 6), six_ints(1, 2, 3, 4, 5, 6));
     ck_assert_int_eq(t6(-9, 8, -7, 6, -5, 4), six_ints(-9, 8, -7, 6, -5, 4));
@@ -34,14 +40,13 @@ START_TEST(integer_and_float_registers)
     __typeof__(&mixed) tm = WRAP(pt, mixed, "mixed");
     ck_assert(tm(1, 2.25, 3, 4.5f, 5, 6.75, 7, 8.125, 9, 10.5, 11, 12.25, 14.75) ==
               mixed(1, 2.25, 3, 4.5f, 5, 6.75, 7, 8.125, 9, 10.5, 11, 12.25, 14.75));
-    __typeof__(&ret_float) tf = WRAP(pt, ret_float, "ret_float");
-    ck_assert(tf(5.5f, 1.25f) == 4.25f);
     __typeof__(&ret_vector) tv = WRAP(pt, ret_vector, "ret_vector");
     v2df r = tv((v2df){1.5, -2}, (v2df){4, 8});
     ck_assert(r[0] == 6 && r[1] == -16);
     __typeof__(&ret_int128) ti = WRAP(pt, ret_int128, "ret_int128");
     __int128 big = ((__int128)0x123456789abcdefll << 64) | 0xfedcba9876543210ull;
     ck_assert(ti(big, 77) == ret_int128(big, 77));
+#endif
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
@@ -50,10 +55,13 @@ START_TEST(variadic_calls_keep_al)
 {
     perftramp *pt = open_plain();
     __typeof__(&variadic_sum) ts = WRAP(pt, variadic_sum, "variadic_sum");
+    ck_assert_int_eq(ts(4, 1L, 2L, 3L, 4L), variadic_sum(4, 1L, 2L, 3L, 4L));
+#if defined(__x86_64__)
     ck_assert_int_eq(ts(5, 1L, 2L, 3L, 4L, 5L), variadic_sum(5, 1L, 2L, 3L, 4L, 5L));
     __typeof__(&variadic_doubles) td = WRAP(pt, variadic_doubles, "variadic_doubles");
     /* %al carries the number of vector registers used: must reach the target */
     ck_assert(td(8, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0) == variadic_doubles(8, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0));
+#endif
     ck_assert_int_eq(perftramp_close(pt), 0);
 }
 END_TEST
@@ -101,8 +109,8 @@ START_TEST(bytes_match_the_table)
     perftramp_fn t = perftramp_wrap(pt, (perftramp_fn)add_1, "add_1");
     const uint8_t *code = (const uint8_t *)t;
     ck_assert_mem_eq(code, pt->layout.bytes, pt->layout.code_len);
-    uint64_t target;
-    memcpy(&target, code + pt->layout.word_off[PT_WORD_TARGET], 8);
+    uintptr_t target; /* the host table's word: an address of this process */
+    memcpy(&target, code + pt->layout.word_off[PT_WORD_TARGET], sizeof target);
     ck_assert_uint_eq(target, (uintptr_t)add_1);
     ck_assert_uint_eq((uintptr_t)t % pt->arch->code_align, 0);
     /* x86-64: an endbr64 landing pad first */

@@ -5,6 +5,11 @@
 
 #include <stdarg.h>
 
+long five_ints(long a, long b, long c, long d, long e)
+{
+    return a + 10 * b + 100 * c + 1000 * d + 10000 * e;
+}
+
 long six_ints(long a, long b, long c, long d, long e, long f)
 {
     return a + 10 * b + 100 * c + 1000 * d + 10000 * e + 100000 * f;
@@ -72,6 +77,7 @@ long double ret_long_double(double a, int b)
     return a * b + 0.25L;
 }
 
+#if defined(__x86_64__)
 __int128 ret_int128(__int128 a, __int128 b)
 {
     return a * 3 + b;
@@ -81,6 +87,7 @@ v2df ret_vector(v2df a, v2df b)
 {
     return a * b;
 }
+#endif
 
 float ret_float(float a, float b)
 {

@@ -17,6 +17,7 @@ prefix=${PT_CROSS_PREFIX:-/opt/perftramp-cross}
 host=${PT_HOST_ARCH:-$(uname -m)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-cross.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+. "$src/tools/deps/cross_lib.sh"
 [ -x "$src/configure" ] || { echo "cross_configure: run autoreconf -fi in $src first"; exit 1; }
 
 table_field() {
@@ -30,14 +31,16 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     triple=$(table_field "$sym" clang_target)
     [ -n "$name" ] && [ -n "$triple" ] && [ "$name" != "$host" ] || continue
     case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
-    if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "qemu-$name-static" >/dev/null 2>&1; then
-        echo "cross $name: SKIP ($triple-gcc or qemu-$name-static missing)"
+    qemu=$(cross_qemu "$name" "$triple")
+    if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1; then
+        echo "cross $name: SKIP ($triple-gcc or $qemu missing)"
         continue
     fi
     if [ -f "$prefix/$name/lib/libffi.a" ]; then
         ffidir=$prefix/$name/lib ffi_cflags="-I$prefix/$name/include"
     else
-        ffidir=/usr/lib/$triple ffi_cflags="-I/usr/include/$triple"
+        m=$(cross_multiarch "$triple")
+        ffidir=/usr/lib/$m ffi_cflags="-I/usr/include/$m"
     fi
     ffi_libs="-L$ffidir -lffi"
     b=$work/$name
@@ -60,13 +63,13 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     t1=$(date +%s)
     exe=$b/examples/.libs/hello
     [ -f "$exe" ] || exe=$b/examples/hello
-    out=$("qemu-$name-static" "$exe" 2>&1)
+    out=$("$qemu" "$exe" 2>&1)
     rc=$?
     have_check=$(sed -n 's/^S\["HAVE_CHECK_TRUE"\]="\(.*\)"$/\1/p' "$b/config.status")
     if [ $rc -eq 0 ] && echo "$out" | grep -q "result 42.0 (direct call gives 42.0)"; then
-        echo "cross $name: configure --host=$triple ok (Check: $([ -z "$have_check" ] && echo yes || echo no)), $kind libperftramp built, static examples/hello runs under qemu-$name-static ($((t1 - t0))s)"
+        echo "cross $name: configure --host=$triple ok (Check: $([ -z "$have_check" ] && echo yes || echo no)), $kind libperftramp built, static examples/hello runs under $qemu ($((t1 - t0))s)"
     else
-        echo "cross $name: FAIL (examples/hello under qemu-$name-static, exit $rc)"
+        echo "cross $name: FAIL (examples/hello under $qemu, exit $rc)"
         echo "$out" | sed 's/^/#   /'
         bad=$((bad + 1))
     fi

@@ -27,11 +27,14 @@
  *            Definition": "Table 2.22 Mappings of Common Registers")
  *   s390x    r14 14, r15 15             (s390x ELF ABI Supplement, 1.6
  *            "DWARF Definition", Table 1.18)
+ *   i686     esp 4, return address 8    (i386 psABI, "DWARF Register Number
+ *            Mapping")
  *   arm      r13 (sp) 13, r14 (lr) 14   (DWARF for the Arm Architecture
  *            (AADWARF32), 3.1 "DWARF register names")
  * and the entry rules the architecture tables (src/arch/) give every CIE:
  * CFA = sp + 0 (s390x: r15 + 160, the register save area the caller
- * allocates), return address in the ABI's register (x86-64: at CFA-8). */
+ * allocates; x86: sp + 8 or 4), return address in the ABI's register
+ * (x86-64: at CFA-8, i686: at CFA-4). */
 #include <perftramp.h>
 
 #include <errno.h>
@@ -52,6 +55,16 @@ static const uint8_t code_bytes[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd7, 0x48, 0
 static const struct perftramp_cfi rows[] = {
     ROW(4, DEF_CFA_OFFSET, 0, 16),
     ROW(10, DEF_CFA_OFFSET, 0, 8),
+};
+#elif defined(__i386__)
+#define ARCH "i686"
+/* sub $12,%esp; call *16(%esp) (the argument, cdecl); add $12,%esp; ret
+ * (Intel SDM: 83 /5 ib, FF /2 with ModRM 0x54 SIB 0x24 disp8, 83 /0 ib,
+ * C3); esp stays 16-aligned at the call */
+static const uint8_t code_bytes[] = {0x83, 0xec, 0x0c, 0xff, 0x54, 0x24, 0x10, 0x83, 0xc4, 0x0c, 0xc3};
+static const struct perftramp_cfi rows[] = {
+    ROW(3, DEF_CFA_OFFSET, 0, 16),
+    ROW(10, DEF_CFA_OFFSET, 0, 4),
 };
 #elif defined(__aarch64__)
 #define ARCH "aarch64"
@@ -208,7 +221,7 @@ static void check(bool ok, const char *what)
 
 int main(void)
 {
-#if defined(__x86_64__) || defined(__s390x__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__s390x__)
     const void *src = code_bytes;
     size_t size = sizeof code_bytes;
 #else
@@ -240,9 +253,9 @@ int main(void)
     check(with, ARCH ": published: _Unwind_Backtrace from the callee reaches main through the rows");
     check(perftramp_unpublish(pt, code) == 0, ARCH ": unpublish");
 
-#ifdef __x86_64__
+#if defined(__x86_64__) || defined(__i386__)
     /* Without rows the return address comes from the uninitialised slot
-     * `sub $8` made; libgcc's x86-64 Linux fallback (for a pc without an
+     * `sub` made; libgcc's x86 Linux fallback (for a pc without an
      * FDE) then reads the instruction bytes at that garbage address to
      * look for a sigreturn and faults.  tests/api/check_dynamic proves x86-64. */
     printf("skip: " ARCH ": published without rows (libgcc's x86-64 fallback reads code at the garbage return address)\n");

@@ -4,10 +4,12 @@
 # new table <host>_drill (a renamed copy of the host's table, as
 # src/arch/x86_64_near.c began) by exactly the per-table steps of
 # docs/porting.md's checklist (1-5; the per-machine steps 6-10 are done
-# already for a machine that has a table), rebuilds what they touch (make
-# reruns automake for mk/arch.am) and runs, with the new table as the host
-# table, the reference (tests/arch/check_reference), contract
-# (tests/arch/check_contract, tests/arch/run_foreign.sh for the new table),
+# already for a machine that has a table), and the same for the first
+# 32-bit table of the list (i686_drill, a copy of i686: ELFCLASS32, 4-byte
+# data words), rebuilds what they touch (make reruns automake for
+# mk/arch.am) and runs, with the new host table as the host table, the
+# reference (tests/arch/check_reference, both new tables), contract
+# (tests/arch/check_contract, tests/arch/run_foreign.sh for both),
 # boundary (tests/arch/check_boundaries, run_foreign.sh) and publish
 # (tests/api/check_dynamic, run_foreign.sh) proofs; tests/lib/proof_summary.sh must
 # find every row step 5 added proven.  Then the new table loses one required
@@ -44,30 +46,49 @@ mkdir "$tree"
 sed -i "s#$src#$tree#g" "$tree/config.status" || fail "config.status"
 cd "$tree" || exit 99
 
-sym=$(sed -n 's/^const struct pt_arch pt_arch_\([A-Za-z0-9_]*\) *=.*/\1/p' "src/arch/$host.c")
-[ -n "$sym" ] || fail "no const struct pt_arch in src/arch/$host.c"
-# 1. the table
-sed -e "s/^const struct pt_arch pt_arch_$sym /const struct pt_arch pt_arch_$new /" \
-    -e "s/^\\( *\\.name = \\)\"$host\"/\\1\"$new\"/" "src/arch/$host.c" > "src/arch/$new.c"
-# 2. arch_list.c: the extern, the list entry, the pt_arch_host() case
-awk -v sym="$sym" -v new="$new" -v host="$host" '
-    { print }
-    $0 == "extern const struct pt_arch pt_arch_" sym ";" { print "extern const struct pt_arch pt_arch_" new ";" }
-    $0 == "    &pt_arch_" sym "," { print "    &pt_arch_" new "," }
-' src/arch/arch_list.c | sed "s/return pt_arch_find(\"$host\");/return pt_arch_find(\"$new\");/" > "$work/arch_list.c"
-mv "$work/arch_list.c" src/arch/arch_list.c
-grep -q "pt_arch_find(\"$new\")" src/arch/arch_list.c || fail "no pt_arch_host() case for $host in arch_list.c"
-# 3. mk/arch.am: the source and the reference
-printf 'libperftramp_core_la_SOURCES += src/arch/%s.c\nEXTRA_DIST += tests/ref/%s.S\n' "$new" "$new" >> mk/arch.am
-# 4. the reference object
-sed "s/perftramp_ref_$host\\b/perftramp_ref_$new/g" "tests/ref/$host.S" > "tests/ref/$new.S"
-# 5. the proof rows: the host table's, renamed (same tests, same counts),
-# and the frameless publish of run_foreign.sh
-sed -n "s/^arch\\.$host\\.\\(reference-clang\\|reference-gas\\|executed\\|unwound\\|every-boundary\\) /arch.$new.\\1 /p" \
-    tests/proofs.expected > "$work/rows"
-printf 'publish.frameless-%s tests/arch/run_foreign.sh - required\n' "$new" >> "$work/rows"
-[ "$(wc -l < "$work/rows")" -eq 6 ] || fail "step 5: tests/proofs.expected has not the 5 arch.$host.* rows to copy"
-cat "$work/rows" >> tests/proofs.expected
+# the guide's steps 1-5 for a table NEW, a copy of table BASE (the name
+# and file of a table are the same): add_table BASE NEW
+: > "$work/rows"
+add_table() {
+    base=$1 nt=$2
+    sym=$(sed -n 's/^const struct pt_arch pt_arch_\([A-Za-z0-9_]*\) *=.*/\1/p' "src/arch/$base.c")
+    [ -n "$sym" ] || fail "no const struct pt_arch in src/arch/$base.c"
+    # 1. the table
+    sed -e "s/^const struct pt_arch pt_arch_$sym /const struct pt_arch pt_arch_$nt /" \
+        -e "s/^\\( *\\.name = \\)\"$base\"/\\1\"$nt\"/" "src/arch/$base.c" > "src/arch/$nt.c"
+    # 2. arch_list.c: the extern, the list entry, the pt_arch_host() case
+    awk -v sym="$sym" -v new="$nt" '
+        { print }
+        $0 == "extern const struct pt_arch pt_arch_" sym ";" { print "extern const struct pt_arch pt_arch_" new ";" }
+        $0 == "    &pt_arch_" sym "," { print "    &pt_arch_" new "," }
+    ' src/arch/arch_list.c | sed "s/return pt_arch_find(\"$base\");/return pt_arch_find(\"$nt\");/" > "$work/arch_list.c"
+    mv "$work/arch_list.c" src/arch/arch_list.c
+    grep -q "pt_arch_find(\"$nt\")" src/arch/arch_list.c || fail "no pt_arch_host() case for $base in arch_list.c"
+    # 3. mk/arch.am: the source and the reference
+    printf 'libperftramp_core_la_SOURCES += src/arch/%s.c\nEXTRA_DIST += tests/ref/%s.S\n' "$nt" "$nt" >> mk/arch.am
+    # 4. the reference object
+    sed "s/perftramp_ref_$base\\b/perftramp_ref_$nt/g" "tests/ref/$base.S" > "tests/ref/$nt.S"
+    # 5. the proof rows: BASE's, renamed (same tests, same counts), and the
+    # frameless publish of run_foreign.sh
+    sed -n "s/^arch\\.$base\\.\\(reference-clang\\|reference-gas\\|executed\\|unwound\\|every-boundary\\) /arch.$nt.\\1 /p" \
+        tests/proofs.expected > "$work/rows.$nt"
+    printf 'publish.frameless-%s tests/arch/run_foreign.sh - required\n' "$nt" >> "$work/rows.$nt"
+    [ "$(wc -l < "$work/rows.$nt")" -eq 6 ] || fail "step 5: tests/proofs.expected has not the 5 arch.$base.* rows to copy"
+    cat "$work/rows.$nt" >> tests/proofs.expected
+    cat "$work/rows.$nt" >> "$work/rows"
+}
+add_table "$host" "$new"
+# the first 32-bit table of the list, unless the host's is one
+base32=
+for f in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' src/arch/arch_list.c); do
+    [ "$f" != "$host" ] && [ "$f" != "$new" ] && [ -f "src/arch/$f.c" ] &&
+        grep -q '^ *\.addr_size = 4,' "src/arch/$f.c" && { base32=$f; break; }
+done
+new32=
+if [ -n "$base32" ]; then
+    new32=${base32}_drill
+    add_table "$base32" "$new32"
+fi
 
 # rebuild what the steps touched: make reruns automake (mk/arch.am) and
 # config.status, compiles the new table and arch_list.c, relinks
@@ -96,7 +117,7 @@ run_one() { # test [command...]
 for t in $progs; do
     run_one "$t" "./$t"
 done
-run_one tests/arch/run_foreign.sh env PT_ARCHES="$new" PT_ARCH_JOBS=1 CI= sh tests/arch/run_foreign.sh
+run_one tests/arch/run_foreign.sh env PT_ARCHES="$new $new32" CI= sh tests/arch/run_foreign.sh
 # shellcheck disable=SC2086
 PERFTRAMP_ALL_PROOFS=0 sh tests/lib/proof_summary.sh --expected tests/proofs.expected --full no $logs > "$work/summary" 2>&1
 # every row step 5 added, proven by the test it names (with its count)
@@ -109,7 +130,7 @@ for id in unwind.single-step $( [ "$host" != x86_64 ] || echo publish.frameless-
     grep -q "^ *$id  *proven " "$work/summary" || bad="$bad $id"
 done
 t2=$(date +%s)
-[ -z "$bad" ] || fail "table $new added by the guide's steps:$bad"
+[ -z "$bad" ] || fail "tables $new $new32 added by the guide's steps:$bad"
 
 # and a table that lacks a required field is refused when a context
 # opens, not at a publish later: the drill's table without .dwarf_regs
@@ -122,5 +143,5 @@ grep -q '^perftramp_open: Invalid argument$' "$work/hello.out" ||
 grep -q "^$new .*BROKEN TABLE: table has no .dwarf_regs" "$work/arch.out" ||
     { cat "$work/arch.out"; fail "perftramp arch does not call the table without .dwarf_regs broken"; }
 echo "# without .dwarf_regs: $(cat "$work/hello.out"); perftramp arch: $(grep "^$new " "$work/arch.out")"
-echo "PROOF: arch.port-drill proven table $new added by docs/porting.md's steps 1-5: its 6 proof rows (reference clang and gas, executed, unwound, every boundary, frameless publish) proven, and contract, single step, publish hold for it as the host table; without .dwarf_regs it is refused at perftramp_open (EINVAL) and by perftramp arch (rebuild $((t1 - t0))s, tests $((t2 - t1))s)"
+echo "PROOF: arch.port-drill proven table $new${new32:+ and the 32-bit $new32} added by docs/porting.md's steps 1-5: the 6 proof rows of each (reference clang and gas, executed, unwound, every boundary, frameless publish) proven, and contract, single step, publish hold for $new as the host table; without .dwarf_regs it is refused at perftramp_open (EINVAL) and by perftramp arch (rebuild $((t1 - t0))s, tests $((t2 - t1))s)"
 exit 0

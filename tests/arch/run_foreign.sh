@@ -1,11 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Runs tests/arch/foreign_contract.c on every architecture in pt_arch_list:
-# natively for the host, under qemu-<name>-static for the others.  Each is
-# built statically from the library sources with the arch's gcc
-# (<clang_target>-gcc for foreign ones) and its libffi.a (Debian multiarch
-# /usr/lib/<triple>, or $PT_CROSS_PREFIX/<name> for riscv64: see
-# tools/deps/arch.sh).  Prints one summary line per architecture, e.g.
+# natively for the host and for a 32-bit mode the host's kernel runs
+# (i686 on x86-64, unless the kernel has its 32-bit emulation switched
+# off), under qemu-user for the others.  Each is built statically from the
+# library sources with the arch's gcc (<clang_target>-gcc for foreign
+# ones) and its libffi.a (Debian's multiarch directory, which the cross
+# gcc names with -print-multiarch: /usr/lib/i386-linux-gnu for
+# i686-linux-gnu; or $PT_CROSS_PREFIX/<name> for riscv64: see
+# tools/deps/arch.sh).  qemu-<name>-static runs it, else qemu named after
+# the multiarch directory's CPU (qemu-i386-static for i686).  Prints one summary line per architecture, e.g.
 #   arch aarch64: contract 25/25, lifecycle 11/11, unwind 8/8, fp-walk 1/1, cfi-boundaries 8/8, poison-control 1/1 (qemu-aarch64-static, build 7s, run 0s)
 # (cfi-boundaries N/N: N = the table's instructions + 1, see the harness),
 # and three proof lines per architecture:
@@ -31,6 +35,8 @@ keep=${PT_ARCH_KEEP:-}   # set to keep the work directory (binaries, logs)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pt-arch.XXXXXX") || exit 99
 [ -n "$keep" ] && echo "# work directory: $work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+
+. "$src/tools/deps/cross_lib.sh"
 
 # The configure results (_GNU_SOURCE and friends) of the host build: the
 # same glibc on every Debian arch.
@@ -98,8 +104,6 @@ for sym in $syms; do
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple
     else
         cc=$triple-gcc
-        run=qemu-$name-static
-        how=$run
         # frame chains the harness walks: s390x's back chain, 32-bit Arm's
         # APCS frames (the harness and library in A32 code)
         case $name in
@@ -112,7 +116,13 @@ for sym in $syms; do
             proof_all "$name" not-run "$cc not installed (tools/install-deps)"
             skipped=$((skipped + 1)); continue
         fi
-        if ! command -v "$run" >/dev/null 2>&1; then
+        multiarch=$(cross_multiarch "$triple")
+        run=$(cross_qemu "$name" "$triple")
+        how=$run
+        # the kernel runs it itself (a 32-bit mode of this CPU): no qemu
+        if cross_native "$triple" "$work"; then
+            run= how="native ($name programs on this $host kernel)"
+        elif ! command -v "$run" >/dev/null 2>&1; then
             say "arch $name: SKIP ($run not installed: qemu-user-static)"
             proof_all "$name" not-run "$run not installed (qemu-user-static)"
             skipped=$((skipped + 1)); continue
@@ -120,7 +130,7 @@ for sym in $syms; do
         if [ -f "$prefix/$name/lib/libffi.a" ]; then
             ffilib=$prefix/$name/lib ffiinc=$prefix/$name/include
         else
-            ffilib=/usr/lib/$triple ffiinc=/usr/include/$triple
+            ffilib=/usr/lib/$multiarch ffiinc=/usr/include/$multiarch
         fi
     fi
     if [ ! -f "$ffilib/libffi.a" ] || [ ! -f "$ffiinc/ffi.h" ]; then

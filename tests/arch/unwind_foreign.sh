@@ -3,8 +3,9 @@
 # PERFTRAMP_UNWIND (libgcc) on every architecture in pt_arch_list: builds
 # tests/arch/unwind_foreign.c statically with <clang_target>-gcc and the arch's
 # libffi.a (as tests/arch/run_foreign.sh does; tools/deps/arch.sh installs
-# them) and runs it under qemu-<arch>-static; natively (shared libffi)
-# for the host.  An
+# them) and runs it under qemu-user (tools/deps/cross_lib.sh names it), or
+# natively where the kernel runs it (i686 on x86-64); natively (shared
+# libffi) for the host.  An
 # arch whose tools are missing is a SKIP line; exits 77 when none ran.
 # Per arch: PROOF: output.libgcc.<arch> proven|failed|not-run (docs/testing.md).
 set -u
@@ -16,6 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pt-unwind-foreign.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 config=
 [ -f "$build/config.h" ] && config="-include $build/config.h"
+. "$src/tools/deps/cross_lib.sh"
 
 table_field() {
     f=$(grep -l "const struct pt_arch pt_arch_$1 *=" "$src"/src/arch/*.c 2>/dev/null | head -n 1)
@@ -37,13 +39,18 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
         ffiinc=$(pkg-config --variable=includedir libffi 2>/dev/null)
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple
     else
-        cc=$triple-gcc run=qemu-$name-static
+        cc=$triple-gcc run=$(cross_qemu "$name" "$triple")
         command -v "$cc" >/dev/null 2>&1 || { echo "arch $name: SKIP ($cc not installed)"; proof "$name" not-run "$cc not installed"; continue; }
-        command -v "$run" >/dev/null 2>&1 || { echo "arch $name: SKIP ($run not installed)"; proof "$name" not-run "$run not installed"; continue; }
+        if cross_native "$triple" "$work"; then
+            run=
+        else
+            command -v "$run" >/dev/null 2>&1 || { echo "arch $name: SKIP ($run not installed)"; proof "$name" not-run "$run not installed"; continue; }
+        fi
         if [ -f "$prefix/$name/lib/libffi.a" ]; then
             ffilib=$prefix/$name/lib ffiinc=$prefix/$name/include
         else
-            ffilib=/usr/lib/$triple ffiinc=/usr/include/$triple
+            m=$(cross_multiarch "$triple")
+            ffilib=/usr/lib/$m ffiinc=/usr/include/$m
         fi
     fi
     if { [ -n "$static" ] && [ ! -f "$ffilib/libffi.a" ]; } || [ ! -f "$ffiinc/ffi.h" ]; then

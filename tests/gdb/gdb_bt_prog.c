@@ -126,7 +126,7 @@ static int edit_image(uint8_t *img, size_t len, const char *edit)
 
 /* Unregisters every image perftramp handed gdb, edits it, registers it
  * again: what gdb then reads is what a broken producer would have written. */
-static int edit_registered_images(const char *edit)
+__attribute__((unused)) static int edit_registered_images(const char *edit) /* HAVE_HIDDEN_RBP only */
 {
     int total = 0;
     for (struct jit_code_entry *e = __jit_debug_descriptor.first_entry; e; e = e->next) {

@@ -54,29 +54,32 @@ void __jit_debug_register_code(void)
 
 struct jit_descriptor __jit_debug_descriptor __attribute__((used)) = {1, 0, NULL, NULL};
 
-static struct jit_code_entry host_entry;
+/* what main uses on x86-64 only: unused (not an error) elsewhere */
+#define X86_64_ONLY __attribute__((unused))
+
+X86_64_ONLY static struct jit_code_entry host_entry;
 
 /* the host's function: push %rbp; mov %rsp,%rbp; mov $42,%eax; pop %rbp; ret
  * (Intel SDM vol. 2: 55, 48 89 e5, b8 imm32, 5d, c3) */
-static const uint8_t answer_code[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x2a, 0x00, 0x00, 0x00, 0x5d, 0xc3};
+X86_64_ONLY static const uint8_t answer_code[] = {0x55, 0x48, 0x89, 0xe5, 0xb8, 0x2a, 0x00, 0x00, 0x00, 0x5d, 0xc3};
 
 typedef int (*int_fn)(void);
 
-static int fail(const char *what)
+X86_64_ONLY static int fail(const char *what)
 {
     printf("FAIL: %s\n", what);
     return 1;
 }
 
-static int plain(void)
+X86_64_ONLY static int plain(void)
 {
     return 7;
 }
 
 /* Counts a list's entries; *other set when it meets an entry of the
  * other list (by address or by image). */
-static int walk(const struct jit_descriptor *d, const struct jit_code_entry *foreign_entry, const char *foreign_image,
-                int *other)
+X86_64_ONLY static int walk(const struct jit_descriptor *d, const struct jit_code_entry *foreign_entry,
+                            const char *foreign_image, int *other)
 {
     int n = 0;
     for (const struct jit_code_entry *e = d->first_entry; e && n < 100000; e = e->next, n++)
@@ -86,7 +89,7 @@ static int walk(const struct jit_descriptor *d, const struct jit_code_entry *for
 }
 
 /* true when an entry's in-memory ELF holds `name` as a whole string */
-static int list_has_name(const struct jit_descriptor *d, const char *name)
+X86_64_ONLY static int list_has_name(const struct jit_descriptor *d, const char *name)
 {
     size_t n = strlen(name) + 1;
     for (const struct jit_code_entry *e = d->first_entry; e; e = e->next)

@@ -27,8 +27,9 @@
 
 #define PT_GDB_FILLERS 150
 
-static const uint8_t frameless_x86[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd7, 0x48, 0x83, 0xc4, 0x08, 0xc3};
-static const struct perftramp_cfi frameless_rows[] = {
+/* (what main uses on x86-64 only: unused elsewhere) */
+__attribute__((unused)) static const uint8_t frameless_x86[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd7, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+__attribute__((unused)) static const struct perftramp_cfi frameless_rows[] = {
     {.offset = 4, .op = PERFTRAMP_CFI_DEF_CFA_OFFSET, .value = 16},
     {.offset = 10, .op = PERFTRAMP_CFI_DEF_CFA_OFFSET, .value = 8},
 };
@@ -42,7 +43,7 @@ void __attribute__((noinline)) gdb_pub_target(void)
     __asm__ volatile("" ::: "memory");
 }
 
-static int fail(const char *what)
+__attribute__((unused)) static int fail(const char *what)
 {
     fprintf(stderr, "gdb_publish_prog: %s: %s\n", what, strerror(errno));
     return 1;

@@ -17,9 +17,11 @@
  * = 29, x30 lr = 30); RISC-V psABI (s0/fp = 8, ra = 1); 64-bit ELFv2 ABI for
  * Power (r1 back chain, LR = 65); s390x ELF ABI supplement (r11 fp, r14
  * return address, r15 sp, CFA = r15 + 160, register save area in the
- * caller's frame, back chain at 0(r15)); AAPCS and AADWARF32 for 32-bit
- * Arm (A32 code, r11 the fp an APCS frame walk reads, lr = 14, sp 8-aligned
- * at calls). */
+ * caller's frame, back chain at 0(r15)); i386 psABI (cdecl: arguments on
+ * the stack, ebp frame pointer = 5, ebx 3, esi 6, edi 7, the stack 16-byte
+ * aligned at calls; Intel SDM vol. 2 for the instructions); AAPCS and
+ * AADWARF32 for 32-bit Arm (A32 code, r11 the fp an APCS frame walk reads,
+ * lr = 14, sp 8-aligned at calls). */
 	.text
 #if defined(__aarch64__)
 	.globl	pt_hidden_spin
@@ -340,6 +342,94 @@ pt_hidden_loop:
 pt_return_arg:
 	.cfi_startproc
 	br	%r14
+	.cfi_endproc
+	.size	pt_return_arg, .-pt_return_arg
+#elif defined(__i386__)
+/* long pt_hidden_spin(const long *spins): garbage in %ebp while it spins */
+	.globl	pt_hidden_spin
+	.type	pt_hidden_spin, @function
+	.p2align 4
+pt_hidden_spin:
+	.cfi_startproc
+	pushl	%ebp
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %ebp, 0
+	movl	8(%esp), %ecx		/* spins */
+	movl	(%ecx), %ecx
+	movl	$0x5a5aa5a5, %ebp	/* garbage: no stack address */
+	xorl	%eax, %eax
+	testl	%ecx, %ecx
+	jle	2f
+1:	addl	%ebp, %eax		/* the hot loop: %ebp is data here */
+	rorl	$7, %eax
+	xorl	%ecx, %ebp		/* ... and it changes every turn */
+	decl	%ecx
+	jnz	1b
+2:	popl	%ebp
+	.cfi_adjust_cfa_offset -4
+	.cfi_restore %ebp
+	shrl	$1, %eax
+	ret
+	.cfi_endproc
+	.size	pt_hidden_spin, .-pt_hidden_spin
+
+/* long pt_hidden_loop(long (*fn)(long), long arg, long n): calls fn(arg)
+ * n (>= 1) times with garbage in %ebp at every call */
+	.globl	pt_hidden_loop
+	.type	pt_hidden_loop, @function
+	.p2align 4
+pt_hidden_loop:
+	.cfi_startproc
+	pushl	%ebp
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %ebp, 0
+	pushl	%ebx
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %ebx, 0
+	pushl	%esi
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %esi, 0
+	pushl	%edi
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %edi, 0
+	subl	$12, %esp		/* the argument slot; esp 16-aligned at the call */
+	.cfi_adjust_cfa_offset 12
+	movl	32(%esp), %ebx		/* fn */
+	movl	36(%esp), %esi		/* arg */
+	movl	40(%esp), %edi		/* n */
+	movl	$0x5a5aa5a5, %ebp
+1:	movl	%esi, (%esp)
+	clflush	(%ebx)			/* fn's first line leaves the caches: samples land on fn+0 */
+	call	*%ebx
+	addl	$0x1001, %ebp		/* a different garbage each call */
+	decl	%edi
+	jg	1b
+	addl	$12, %esp
+	.cfi_adjust_cfa_offset -12
+	popl	%edi
+	.cfi_adjust_cfa_offset -4
+	.cfi_restore %edi
+	popl	%esi
+	.cfi_adjust_cfa_offset -4
+	.cfi_restore %esi
+	popl	%ebx
+	.cfi_adjust_cfa_offset -4
+	.cfi_restore %ebx
+	popl	%ebp
+	.cfi_adjust_cfa_offset -4
+	.cfi_restore %ebp
+	ret
+	.cfi_endproc
+	.size	pt_hidden_loop, .-pt_hidden_loop
+
+/* long pt_return_arg(long x) */
+	.globl	pt_return_arg
+	.type	pt_return_arg, @function
+	.p2align 4
+pt_return_arg:
+	.cfi_startproc
+	movl	4(%esp), %eax
+	ret
 	.cfi_endproc
 	.size	pt_return_arg, .-pt_return_arg
 #elif defined(__arm__)

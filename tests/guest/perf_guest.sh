@@ -68,8 +68,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pt-guest.XXXXXX") || exit 99
 # tests/arch/run_foreign.sh does (the host's config.h: the same glibc on
 # every Debian architecture), static programs
 t0=$(date +%s)
+. "$src/tools/deps/cross_lib.sh"
 if [ -f "$prefix/$arch/lib/libffi.a" ]; then ffilib=$prefix/$arch/lib ffiinc=$prefix/$arch/include
-else ffilib=/usr/lib/$triple ffiinc=/usr/include/$triple; fi
+else m=$(cross_multiarch "$triple"); ffilib=/usr/lib/$m ffiinc=/usr/include/$m; fi
 [ -f "$ffilib/libffi.a" ] || skip "$ffilib/libffi.a missing (tools/install-deps installs libffi for $arch)"
 [ -f "$build/config.h" ] || { echo "FAIL: $build/config.h missing (configure first)"; exit 1; }
 b=$work/build

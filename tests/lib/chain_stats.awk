@@ -14,6 +14,10 @@
 # EDGES: leaf offsets counted apart, each an offset ("0x4c") or a range
 # "LO-HI" (hex, HI exclusive: the pcs where only the trampoline's FDE
 # unwinds it).  NEVER (default py::never): a symbol that must be in no frame.
+# A leaf frame whose symbol is CHECKED's and repeats in the next frame is one
+# trampoline, seen twice: sampled in code of its own that it calls before its
+# target (i686's pc thunk), then at that call's return address; the chain
+# is read from the second.
 # KEEP: a frame whose symbol does not match it reads as "*", and a run of
 # such frames as one "*": for chains whose C frames vary with what an
 # interpreter runs (examples/tiny: keep='^(tiny::|main$)', want="* tiny::f
@@ -57,6 +61,11 @@ BEGIN {
     if (never == "") never = "py::never"
 }
 function finish(   ok, i, o) {
+    if (n > 1 && sym[1] == leaf && sym[2] == sym[1] && sym[1] ~ checked && dso[2] == dso[1]) {
+        for (i = 2; i <= n; i++) { sym[i - 1] = sym[i]; off[i - 1] = off[i]; dso[i - 1] = dso[i] }
+        off[1] = o1
+        n--
+    }
     if (n > 0 && sym[1] == leaf) {
         hot++
         ok = n >= k
@@ -91,6 +100,7 @@ function finish(   ok, i, o) {
         s = "*"
     }
     n++; sym[n] = s; off[n] = o; dso[n] = d
+    if (n == 1) o1 = o
 }
 END {
     finish()

@@ -479,14 +479,26 @@ static int refuse(const struct rule *r, size_t n)
 }
 
 /* The refusals, one per step of pt_code_doublemap. */
+/* 32-bit machines: glibc's mmap is the mmap2 system call, and its ftruncate
+ * (64-bit file offsets) ftruncate64 */
+#ifdef SYS_mmap2
+#define SYS_MMAP SYS_mmap2
+#else
+#define SYS_MMAP SYS_mmap
+#endif
+#ifdef SYS_ftruncate64
+#define SYS_FTRUNCATE SYS_ftruncate64
+#else
+#define SYS_FTRUNCATE SYS_ftruncate
+#endif
 #define O_TMPFILE_BIT ((uint32_t)(O_TMPFILE & ~O_DIRECTORY))
 #define MPROTECT_EXEC(e) {SYS_mprotect, 1, {{2, PROT_EXEC, PROT_EXEC}}, (e)}
 #define MREMAP(e) {SYS_mremap, 0, {{0}}, (e)}
-#define MMAP_SHARED_ANON(e) {SYS_mmap, 1, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED | MAP_ANONYMOUS}}, (e)}
+#define MMAP_SHARED_ANON(e) {SYS_MMAP, 1, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED | MAP_ANONYMOUS}}, (e)}
 #define MMAP_FILE_RW(e) \
-    {SYS_mmap, 2, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED}, {2, PROT_WRITE, PROT_WRITE}}, (e)}
+    {SYS_MMAP, 2, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED}, {2, PROT_WRITE, PROT_WRITE}}, (e)}
 #define MMAP_FILE_RX(e) \
-    {SYS_mmap, 2, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED}, {2, PROT_EXEC, PROT_EXEC}}, (e)}
+    {SYS_MMAP, 2, {{3, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED}, {2, PROT_EXEC, PROT_EXEC}}, (e)}
 #define MEMFD(e) {SYS_memfd_create, 0, {{0}}, (e)}
 /* open(2) with O_TMPFILE: glibc makes it openat (flags: argument 2), musl
  * open (argument 1) where the architecture has that system call */
@@ -498,7 +510,7 @@ static int refuse(const struct rule *r, size_t n)
 #define OPEN_TMPFILE(e) {SYS_openat, 1, {{2, O_TMPFILE_BIT, O_TMPFILE_BIT}}, (e)}
 #define OPEN_TMPFILE_RULES 1
 #endif
-#define FTRUNCATE(e) {SYS_ftruncate, 0, {{0}}, (e)}
+#define FTRUNCATE(e) {SYS_FTRUNCATE, 0, {{0}}, (e)}
 
 struct scenario {
     const char *name;

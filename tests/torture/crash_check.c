@@ -152,18 +152,20 @@ static int on_load(void *arg, const struct ds_load *l)
         return 1;
     }
     if (kind == 't') {
-        /* a trampoline: its last two words are the target and the tag */
-        uint64_t target, tag;
-        if (l->code_size < 16) {
+        /* a trampoline: its last two words are the target and the tag,
+         * words of this process's address size (4 bytes on i686) */
+        uintptr_t target, tag;
+        const size_t w = sizeof target;
+        if (l->code_size < 2 * w) {
             fail(c->f, "jitdump: LOAD %s: %" PRIu64 " code bytes", l->name, l->code_size);
             return 1;
         }
-        memcpy(&target, l->code + l->code_size - 16, 8);
-        memcpy(&tag, l->code + l->code_size - 8, 8);
+        memcpy(&target, l->code + l->code_size - 2 * w, w);
+        memcpy(&tag, l->code + l->code_size - w, w);
         if (target != c->p->target || tag == 0) {
             fail(c->f, "jitdump: LOAD %s: target word 0x%" PRIx64 " (want 0x%" PRIx64 "), tag 0x%" PRIx64
                        ": its code is not what was written",
-                 l->name, target, c->p->target, tag);
+                 l->name, (uint64_t)target, c->p->target, (uint64_t)tag);
             return 1;
         }
     } else {
@@ -311,9 +313,10 @@ static void arena_symbols(const uint8_t *d, size_t len, struct ids *ids, struct 
     if (pt_elf_open(&e, d, len, &why) < 0 || pt_elf_section(&e, ".symtab", &sym) < 0 ||
         pt_elf_section(&e, ".strtab", &str) < 0)
         return; /* pt_elf_arena_check said complete: cannot happen */
-    for (uint64_t i = 1; i < sym.size / 24; i++) {
+    const size_t n = e.addr_size == 4 ? 16 : 24; /* Elf32_Sym, Elf64_Sym */
+    for (uint64_t i = 1; i < sym.size / n; i++) {
         uint32_t name;
-        memcpy(&name, sym.data + i * 24, 4);
+        memcpy(&name, sym.data + i * n, 4);
         if (!name)
             continue;
         const char *s = (const char *)str.data + name;

@@ -42,6 +42,17 @@ static int (*real_munmap)(void *, size_t);
 
 /* The shared mappings of output files: where a memcpy is a write. */
 #define MAX_RANGES 128
+/* glibc on a 32-bit machine with 64-bit file offsets (configure's
+ * AC_SYS_LARGEFILE: i686): <unistd.h> and <sys/mman.h> declare pwrite and
+ * mmap as pwrite64 and mmap64, the symbols the library calls, so the
+ * definitions below are those, and the real mmap is found by that name. */
+#if defined(__GLIBC__) && defined(__USE_FILE_OFFSET64) && !defined(__LP64__)
+#define OFFSET64_RENAMED 1
+#define REAL_MMAP "mmap64"
+#else
+#define OFFSET64_RENAMED 0
+#define REAL_MMAP "mmap"
+#endif
 static struct {
     _Atomic uintptr_t lo, hi;
     _Atomic int event;
@@ -60,7 +71,7 @@ static void *byte_copy(void *d, const void *s, size_t n)
 __attribute__((constructor)) static void hook_init(void)
 {
     real_memcpy = (void *(*)(void *, const void *, size_t))dlsym(RTLD_NEXT, "memcpy");
-    real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, REAL_MMAP);
     real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
     const char *path = getenv("CRASH_PROGRESS");
     if (path) {
@@ -208,7 +219,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
     return hooked_write(fd, buf, n, at, true);
 }
 
-#ifndef pwrite64 /* musl: a macro for pwrite, hooked above */
+#if !defined(pwrite64) && !OFFSET64_RENAMED /* musl: a macro for pwrite; i686: pwrite above */
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at)
 {
     return hooked_write(fd, buf, n, at, true);
@@ -267,7 +278,7 @@ void *memcpy(void *d, const void *s, size_t n)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (!real_mmap)
-        real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+        real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, REAL_MMAP);
     void *m = real_mmap(addr, len, prot, flags, fd, off);
     if (m == MAP_FAILED || fd < 0 || !(prot & PROT_WRITE) || !(flags & MAP_SHARED))
         return m;

@@ -36,6 +36,7 @@ arches=$(for f in "$src"/src/arch/*.c; do
 done | awk '!seen[$2]++')
 [ -n "$arches" ] || fail "no architecture tables found in $src/src/arch"
 debarch() { dpkg-architecture -qDEB_HOST_ARCH -t "$1" 2> /dev/null || echo "<debian-arch-of-$1>"; }
+. "$src/tools/deps/cross_lib.sh"
 
 cat > "$work/hello.c" << 'EOF'
 #include <stdio.h>
@@ -96,7 +97,7 @@ toolchains)
     while read -r name triple; do
         [ "$name" != "$host" ] || continue
         d=$(debarch "$triple")
-        gcc=$triple-gcc qemu=qemu-$name-static
+        gcc=$triple-gcc qemu=$(cross_qemu "$name" "$triple")
         command -v "$gcc" > /dev/null 2>&1 || fail "$gcc not found: install gcc-$triple"
         command -v "$qemu" > /dev/null 2>&1 || fail "$qemu not found: install qemu-user-static"
         build_run "$name" "$qemu" "hello from $name" "$gcc" "$work/hello.c" "-static -DARCH=\"$name\"" "" ||
@@ -120,7 +121,8 @@ libffi)
         [ "$name" != "$host" ] || continue
         d=$(debarch "$triple")
         if grep -q "^[^#]*libffi-dev:$d\b" "$src/tools/deps/arch.txt"; then
-            lib=/usr/lib/$triple inc=/usr/include/$triple hint="install libffi-dev:$d"
+            m=$(cross_multiarch "$triple")
+            lib=/usr/lib/$m inc=/usr/include/$m hint="install libffi-dev:$d"
         else
             # no Debian package: tools/deps/arch.sh builds it from source
             lib=$prefix/$name/lib inc=$prefix/$name/include
@@ -132,7 +134,7 @@ libffi)
         # shadow the cross compiler's own C library headers
         mkdir -p "$work/$name-include"
         cp "$inc/ffi.h" "$inc/ffitarget.h" "$work/$name-include/"
-        build_run "ffi_$name" "qemu-$name-static" "ffi_call: 42" "$triple-gcc" "$work/ffi.c" \
+        build_run "ffi_$name" "$(cross_qemu "$name" "$triple")" "ffi_call: 42" "$triple-gcc" "$work/ffi.c" \
             "-static -I$work/$name-include" "$lib/libffi.a" || fail "$name: a program calling through $lib/libffi.a failed at the $step step: $hint"
         proven="$proven $name"
     done << EOF
