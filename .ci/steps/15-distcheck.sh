@@ -74,6 +74,6 @@ ci_src /var/tmp/ci-distcheck-src
     ci_logs "$CI_SRC_DIR"
     exit 1
 }
-grep -E '^(leftovers|[^ ]*tar.gz is ready)|archives ready' "$CI_SRC_DIR/distcheck.log" || true
+grep -E '^(leftovers|[^ ]*tar.gz is ready|# (TOTAL|PASS|SKIP|FAIL|ERROR):)|archives ready' "$CI_SRC_DIR/distcheck.log" || true
 [ -n "${PT_CI_SRC:-}" ] || rm -rf /var/tmp/ci-distcheck-src
 echo "15-distcheck: make distcheck passed ($(( $(date +%s) - start ))s)"

@@ -12,15 +12,18 @@ command -v valgrind >/dev/null || { echo "20-sanitizers: valgrind missing (tools
 # Strict mode off, deliberately: these passes look for memory errors,
 # undefined behaviour, races and leaks, not for proofs.  Some tests stay out
 # of them on purpose (LLVM libunwind in a sanitizer build, nongnu libunwind
-# and the trap-flag single step under valgrind, the foreign runs when
-# PT_ARCH_TESTS=0); the plain `make check` of .ci/run established every
+# and the trap-flag single step under valgrind, the foreign runs below);
+# the plain `make check` of .ci/run established every
 # proof, in strict mode (CI=true).
 export PERFTRAMP_ALL_PROOFS=0
 # The emulated machines run cross-built programs the sanitizers do not
 # instrument, and take minutes: the plain `make check` ran them.  So does
 # the musl build (tests/musl/musl.sh), and CPython's test file (tests/cpython:
-# an uninstrumented interpreter cannot load an ASan library).
-export PT_GUEST_TESTS=0 PT_MUSL_TESTS=0 PT_CPYTHON_TESTS=0
+# an uninstrumented interpreter cannot load an ASan library).  The foreign
+# runs under qemu-user (tests/arch/run_foreign.sh, the port drill) are
+# cross-built too; the host-side emitter of every table runs instrumented in
+# check_emitter, check_elf and check_reference.
+export PT_GUEST_TESTS=0 PT_MUSL_TESTS=0 PT_CPYTHON_TESTS=0 PT_ARCH_TESTS=0
 # The crash torture's trials are other processes: a few of them exercise
 # its driver and the checkers in these builds (the plain make check ran 100,
 # 42-crash 1,000).

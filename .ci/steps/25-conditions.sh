@@ -23,7 +23,7 @@ su - ptuser -c "rm -rf ~/pt && git clone -q '$src' ~/pt && cd ~/pt &&
     (autoreconf -fi && ./configure --enable-werror && make -j2) > ~/build.log 2>&1 &&
     CI=true make -j2 check TESTS='$SUB'" || { echo "25-conditions: FAIL as a normal user"; exit 1; }
 # the emulated machines' images, built as root by make check, serve a normal user too
-for arch in aarch64 ppc64le s390x riscv64 arm; do
+for arch in aarch64 ppc64le s390x riscv64 arm i686; do
     su - ptuser -c "cd ~/pt && sh tools/guest image $arch" > /dev/null ||
         { echo "25-conditions: FAIL as a normal user: tools/guest image $arch"; exit 1; }
 done
