@@ -54,6 +54,11 @@ clean_source "$src" "$work" || { all failed "no clean source tree to configure";
 s=$bsrc
 
 # ---- 2. configure --host, make, the Check programs
+# The make running this test exports its command line (TEST_LOGS=..., the
+# whole list, which beats TESTS= below) and job server in MAKEFLAGS: the
+# second build must not inherit them, or its `make check` runs the whole
+# suite, this test included, again and again.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 b=$work/b
 mkdir -p "$b"
 if ! (cd "$b" && PKG_CONFIG_LIBDIR="$pc:/usr/share/pkgconfig" "$s/configure" -q --host="$triple" --enable-werror \
