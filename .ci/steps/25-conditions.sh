@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The suite in the conditions people build in, on a representative part
-# (the perf readers, perf/gdb end to end, Python under perf, fork, the CLI):
-#   1. as a normal user (ptuser, in a second group for env_secure) in a clone
-#      they own, with kernel.perf_event_paranoid as the machine has it;
-#   2. with one CPU kept busy by a nice'd loop, a TMPDIR with a long path and
-#      a space, under LANG=de_DE.UTF-8 if that locale exists (else C.UTF-8).
-# A few minutes on 2 cores.  See docs/testing.md, "Conditions".
+# (the perf readers, perf/gdb end to end, Python under perf, fork, the CLI),
+# in one pass that has them all at once:
+#   - as a normal user (ptuser, in a second group for env_secure) in a clone
+#     they own, with kernel.perf_event_paranoid as the machine has it;
+#   - with one CPU kept busy by a nice'd loop, a TMPDIR with a long path and
+#     a space, under LANG=de_DE.UTF-8 if that locale exists (else C.UTF-8).
+# Then the emulated machines' cached images, resolved as that user.
+# About two minutes on 2 cores.  See docs/testing.md, "Conditions".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
@@ -14,30 +16,29 @@ SUB='tests/perf/perf_parsers.sh tests/perf/perf_e2e.sh tests/python/python_perf.
 tests/api/check_fork_lazy tests/outputs/check_perfmap tests/gdb/gdb_bt.sh tests/api/env_secure.sh'
 SUB=$(echo $SUB)
 
-# 1. a normal user
+loc=C.UTF-8
+locale -a 2> /dev/null | grep -qi '^de_DE\.utf-\?8$' && loc=de_DE.UTF-8
+top="/tmp/pt ci conditions"
+tmp="$top/$(printf 'segment-%02d/' 1 2 3 4 5 6 7 8 9 10)with space"
 id ptuser > /dev/null 2>&1 || useradd -m -s /bin/bash ptuser
 usermod -aG users ptuser
 su - ptuser -c 'git config --global --add safe.directory "*"'
+rm -rf "$top"
+mkdir -p "$tmp"
+chown -R ptuser "$top"
+nice -n 19 sh -c 'while :; do :; done' &
+busy=$!
+trap 'kill $busy 2> /dev/null; rm -rf "$top"' EXIT
 src=$(pwd)
 su - ptuser -c "rm -rf ~/pt && git clone -q '$src' ~/pt && cd ~/pt &&
     (autoreconf -fi && ./configure --enable-werror && make -j2) > ~/build.log 2>&1 &&
-    CI=true make -j2 check TESTS='$SUB'" || { echo "25-conditions: FAIL as a normal user"; exit 1; }
+    env -u LC_ALL LANG=$loc TMPDIR='$tmp' CI=true make -j2 check TESTS='$SUB'" ||
+    { echo "25-conditions: FAIL as a normal user, busy CPU, TMPDIR='$tmp', LANG=$loc"; exit 1; }
+kill $busy 2> /dev/null
+echo "25-conditions: as ptuser, busy CPU, TMPDIR of ${#tmp} characters with spaces, LANG=$loc: pass ($(( $(date +%s) - start ))s)"
 # the emulated machines' images, built as root by make check, serve a normal user too
 for arch in aarch64 ppc64le s390x riscv64 arm i686; do
     su - ptuser -c "cd ~/pt && sh tools/guest image $arch" > /dev/null ||
         { echo "25-conditions: FAIL as a normal user: tools/guest image $arch"; exit 1; }
 done
-echo "25-conditions: as ptuser: pass ($(( $(date +%s) - start ))s)"
-
-# 2. a busy CPU, a long TMPDIR with a space, a foreign locale
-t=$(date +%s)
-loc=C.UTF-8
-locale -a 2> /dev/null | grep -qi '^de_DE\.utf-\?8$' && loc=de_DE.UTF-8
-tmp="/tmp/pt ci conditions/$(printf 'segment-%02d/' 1 2 3 4 5 6 7 8 9 10)with space"
-mkdir -p "$tmp"
-nice -n 19 sh -c 'while :; do :; done' &
-busy=$!
-trap 'kill $busy 2> /dev/null; rm -rf "/tmp/pt ci conditions"' EXIT
-env -u LC_ALL LANG=$loc TMPDIR="$tmp" CI=true make -j2 check TESTS="$SUB"
-echo "25-conditions: busy CPU, TMPDIR of ${#tmp} characters with spaces, LANG=$loc: pass ($(( $(date +%s) - t ))s)"
 echo "25-conditions: $(( $(date +%s) - start ))s"

@@ -33,6 +33,9 @@ declare -A deps=(
 declare -A corpus=([fuzz_jitdump]=corpus_jitdump [fuzz_eh_frame]=corpus_eh_frame)
 
 status=0
+# build both, then fuzz both at once (one core each): the step takes one
+# harness's time, not two
+pids=()
 for h in fuzz_jitdump fuzz_eh_frame; do
     srcs=()
     for s in ${deps[$h]}; do
@@ -42,10 +45,15 @@ for h in fuzz_jitdump fuzz_eh_frame; do
     mkdir -p "$work/$h.corpus" "$work/$h.artifacts"
     # libFuzzer writes new inputs into the first directory: a scratch copy,
     # never the source tree; the seeds are read from the second.
-    if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$work/$h" \
-            -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-            -artifact_prefix="$work/$h.artifacts/" \
-            "$work/$h.corpus" "$src/tests/fuzz/${corpus[$h]}" > "$work/$h.log" 2>&1; then
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$work/$h" \
+        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$work/$h.artifacts/" \
+        "$work/$h.corpus" "$src/tests/fuzz/${corpus[$h]}" > "$work/$h.log" 2>&1 &
+    pids+=($!)
+done
+i=0
+for h in fuzz_jitdump fuzz_eh_frame; do
+    if wait "${pids[$i]}"; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$h.log" | grep -o '[0-9]*$' || true)
         cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$work/$h.log" | tail -1 || true)
         echo "50-fuzz: $h: ${runs:-?} executions in ${secs}s, no finding ($cov, corpus $(ls "$work/$h.corpus" | wc -l) new inputs)"
@@ -59,5 +67,6 @@ for h in fuzz_jitdump fuzz_eh_frame; do
         done
         status=1
     fi
+    i=$((i + 1))
 done
 exit $status
