@@ -35,6 +35,7 @@ src=$CI_SRC_DIR
 fail=0
 
 echo "== ASan+UBSan: make check, torture suites included (/var/tmp/ci-asan)"
+t=$SECONDS
 # This is the whole suite run out of tree (15-distcheck runs a short one):
 # it must leave the source tree as it found it, which distcheck's read-only
 # source cannot check for root.
@@ -49,6 +50,8 @@ if ! (cd /var/tmp/ci-asan && make -s -j2 check >/dev/null); then
     fail=1
 fi
 unset ASAN_OPTIONS UBSAN_OPTIONS
+echo "   ASan+UBSan: $((SECONDS - t)) s, build included; the slowest tests:"
+tools/test-times /var/tmp/ci-asan 10 || true
 written=$(find "$src" -newer "$stamp" | head -n 20)
 rm -f "$stamp"
 if [ -n "$written" ]; then
@@ -57,6 +60,7 @@ if [ -n "$written" ]; then
 fi
 
 echo "== TSan: make check-tsan (/var/tmp/ci-tsan)"
+t=$SECONDS
 ci_build "$src" /var/tmp/ci-tsan CFLAGS="-O1 -g -fsanitize=thread" CXXFLAGS="-O1 -g -fsanitize=thread" \
     LDFLAGS="-fsanitize=thread"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
@@ -65,11 +69,15 @@ if ! (cd /var/tmp/ci-tsan && make -s -j2 check-tsan >/dev/null); then
     fail=1
 fi
 unset TSAN_OPTIONS
+echo "   TSan: $((SECONDS - t)) s, build included"
 
 echo "== valgrind memcheck: make check-valgrind (/var/tmp/ci-valgrind)"
+t=$SECONDS
 ci_build "$src" /var/tmp/ci-valgrind CFLAGS="-O1 -g"
 if ! (cd /var/tmp/ci-valgrind && make -s -j2 check-valgrind >/dev/null); then
     ci_logs /var/tmp/ci-valgrind
     fail=1
 fi
+echo "   valgrind: $((SECONDS - t)) s, build included; the slowest tests:"
+tools/test-times /var/tmp/ci-valgrind 10 || true
 exit $fail
