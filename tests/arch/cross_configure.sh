@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The library cross-builds with the ordinary `./configure --host=<triple>`:
 # for every foreign table in pt_arch_list, configure + make the shared
-# library and examples/hello in a scratch directory, then run hello under
+# library and examples/hello in a scratch directory (two at a time), then run hello under
 # qemu-<name>-static.  hello is linked -all-static: dynamically linked
 # ppc64le and s390x programs (even a bare puts) abort under this qemu-user
 # 7.2 at start-up with "stack smashing detected", whatever they link.
@@ -25,17 +25,10 @@ table_field() {
     [ -n "$f" ] && sed -n "s/^ *\\.$2 *= *\"\\([^\"]*\\)\".*/\\1/p" "$f" | head -n 1
 }
 
-bad=0
-for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c"); do
-    name=$(table_field "$sym" name)
-    triple=$(table_field "$sym" clang_target)
-    [ -n "$name" ] && [ -n "$triple" ] && [ "$name" != "$host" ] || continue
-    case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
-    qemu=$(cross_qemu "$name" "$triple")
-    if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1; then
-        echo "cross $name: SKIP ($triple-gcc or $qemu missing)"
-        continue
-    fi
+# one architecture: configure, build, run hello; prints one line (and the
+# logs' tails on a failure), exits 1 on a failure
+one_arch() {
+    name=$1 triple=$2 qemu=$3
     if [ -f "$prefix/$name/lib/libffi.a" ]; then
         ffidir=$prefix/$name/lib ffi_cflags="-I$prefix/$name/include"
     else
@@ -45,10 +38,6 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     ffi_libs="-L$ffidir -lffi"
     b=$work/$name
     mkdir -p "$b"
-    # --disable-tests: only the library and examples/hello are cross-built
-    # (the unit tests run natively; tests/arch runs the foreign harness).
-    # A static-only libffi (riscv64, built from source) cannot go into a
-    # shared library: build static.
     shared=--enable-shared kind=shared
     [ -f "$ffidir/libffi.so" ] || { shared=--disable-shared; kind=static; }
     t0=$(date +%s)
@@ -58,7 +47,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
           make LDFLAGS=-all-static examples/hello >> make.out 2>&1); then
         echo "cross $name: FAIL (configure --host=$triple && make)"
         tail -n 30 "$b/config.out" "$b/make.out" 2>/dev/null | sed 's/^/#   /'
-        bad=$((bad + 1)); continue
+        return 1
     fi
     t1=$(date +%s)
     exe=$b/examples/.libs/hello
@@ -71,7 +60,31 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     else
         echo "cross $name: FAIL (examples/hello under $qemu, exit $rc)"
         echo "$out" | sed 's/^/#   /'
-        bad=$((bad + 1))
+        return 1
     fi
+}
+
+# Two architectures at a time: configure runs on one core, and it is most
+# of each one's time.  Each prints when it is done, in the list's order.
+names=
+for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/arch_list.c"); do
+    name=$(table_field "$sym" name)
+    triple=$(table_field "$sym" clang_target)
+    [ -n "$name" ] && [ -n "$triple" ] && [ "$name" != "$host" ] || continue
+    case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
+    qemu=$(cross_qemu "$name" "$triple")
+    if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1; then
+        echo "cross $name: SKIP ($triple-gcc or $qemu missing)"
+        continue
+    fi
+    (one_arch "$name" "$triple" "$qemu" > "$work/$name.result" 2>&1; echo $? > "$work/$name.rc") &
+    names="$names $name"
+    [ $(( $(echo $names | wc -w) % 2 )) -eq 0 ] && wait
+done
+wait
+bad=0
+for name in $names; do
+    cat "$work/$name.result"
+    [ "$(cat "$work/$name.rc")" = 0 ] || bad=$((bad + 1))
 done
 exit $((bad > 0))
