@@ -73,9 +73,13 @@ case $arch in
 s390x) ignored=("test.test_perf_profiler.TestPerfProfiler.test_python_calls_appear_in_the_stack_if_perf_activated: perf records no user frame in fp chains here, plain C neither (README, s390x row)") ;;
 # README's riscv64 row: this machine's perf (6.12, Debian 13) runs the
 # DWARF class (it needs 6.6), but its dwarf unwinder walks no frame past
-# the pc here, of plain C neither.  The -X perf (fp) tests and the DWARF
-# class's other test (no Python frames wanted) still run.
-riscv64) ignored=("test.test_perf_profiler.TestPerfProfilerWithDwarf.test_python_calls_appear_in_the_stack_if_perf_activated: perf's dwarf unwinder walks no frame past the pc here, plain C neither (README, riscv64 row)") ;;
+# the pc here, of plain C neither; and perf script writes "Fail to find IP
+# register for arch riscv64, returns 0" to stderr for every dwarf sample
+# (1446 lines for 1464 samples of busybox sh, no Python, no perftramp),
+# where the class's other test wants that stderr empty.  So the DWARF class
+# is left out here; the -X perf (fp) class runs whole.
+riscv64) ignored=("test.test_perf_profiler.TestPerfProfilerWithDwarf.test_python_calls_appear_in_the_stack_if_perf_activated: perf's dwarf unwinder walks no frame past the pc here, plain C neither (README, riscv64 row)"
+    "test.test_perf_profiler.TestPerfProfilerWithDwarf.test_python_calls_do_not_appear_in_the_stack_if_perf_deactivated: perf script prints 'Fail to find IP register for arch riscv64' on stderr for every dwarf sample here, of plain C too (README, riscv64 row); the test wants stderr empty") ;;
 esac
 
 # ---- 1. libperftramp.so.0 for ARCH: the runtime's sources (src/ but the
@@ -214,8 +218,13 @@ while IFS=$'\t' read -r id out detail; do
 done < "$work/patched.outcomes"
 detail="$arch machine (perf $perf), $mode: stock $cok ok, $csk skipped, $cother failed; patched $pok ok, $psk skipped, $pother failed; $kept pass on both"
 [ $old_perf = 1 ] && detail="$detail; the DWARF class skips itself (perf < 6.6)"
-grep -q 'perf record gets -e cpu-clock' "$work/guest.out" &&
-    detail="$detail; perf record given -e cpu-clock (the default event sampled nothing here)"
+if grep -q 'perf record gets -e cpu-clock' "$work/guest.out"; then
+    if grep -q 'default event (cycles) never returned' "$work/guest.out"; then
+        detail="$detail; perf record given -e cpu-clock (perf record -e cycles never returns here)"
+    else
+        detail="$detail; perf record given -e cpu-clock (the default event sampled nothing here)"
+    fi
+fi
 [ ${#ignored[@]} -eq 0 ] || detail="$detail; left out: ${ignored[*]}"
 if [ -z "$problems" ]; then prove "$PROOF_IDS" proven "$detail"
 else prove "$PROOF_IDS" failed "${problems#; }; $detail"; exit 1; fi
