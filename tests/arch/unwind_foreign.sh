@@ -40,7 +40,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
         ffiinc=$(pkg-config --variable=includedir libffi 2>/dev/null)
         [ -f "$ffiinc/ffi.h" ] || ffiinc=/usr/include/$triple
     else
-        # (20-sanitizers: cross-built programs carry no sanitizer, and the
+        # (the ASan pass of 15-distcheck: cross-built programs carry no sanitizer, and the
         # plain make check ran them)
         if [ "${PT_ARCH_TESTS:-1}" = 0 ]; then
             echo "arch $name: SKIP (PT_ARCH_TESTS=0)"; proof "$name" not-run "PT_ARCH_TESTS=0"; continue

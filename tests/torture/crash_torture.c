@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* An AddressSanitizer build (.ci/steps/20-sanitizers.sh): its producer
+/* An AddressSanitizer build (.ci/steps/15-distcheck.sh): its producer
  * needs ASan's runtime first among its libraries, and the hook cannot
  * interpose memcpy and mmap under ASan's own interceptors: every trial is
  * killed by the driver's timer instead (the plain `make check` runs the
