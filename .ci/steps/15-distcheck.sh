@@ -46,13 +46,15 @@ work=/var/tmp/ci-dist
 rm -rf "$work"
 mkdir -p "$work"
 fail=0
+# the files a tarball ships, without its top directory, sorted
+files_of() { tar -tzf "$1" | sed 's|^[^/]*/||' | grep -v '/$' | sed '/^$/d' | sort; }
 
 # ---- 1. the tarball's contents
 if [ -f Makefile ] && git rev-parse --git-dir > /dev/null 2>&1; then
     tarball=$(sed -n 's/^PACKAGE_TARNAME = //p' Makefile)-$(sed -n 's/^VERSION = //p' Makefile).tar.gz
     make -s dist-gzip > /dev/null
     mv "$tarball" "$work/"
-    tar -tzf "$work/$tarball" | sed 's|^[^/]*/||' | grep -v '/$' | sed '/^$/d' | sort > "$work/shipped"
+    files_of "$work/$tarball" > "$work/shipped"
     git ls-files | grep -vxE '\.gitignore|m4/\.gitkeep' | sort > "$work/committed"
     generated='^(configure|Makefile\.in|aclocal\.m4|config\.h\.in|build-aux/[^/]+|m4/(libtool|lt[a-z~_]+)\.m4)$'
     missing=$(comm -23 "$work/committed" "$work/shipped")
@@ -69,7 +71,7 @@ else
     (cd "$CI_SRC_DIR" && ./configure -q && make -s dist-gzip > /dev/null)
     tarball=$(cd "$CI_SRC_DIR" && ls -- *.tar.gz)
     mv "$CI_SRC_DIR/$tarball" "$work/"
-    tar -tzf "$work/$tarball" | sed 's|^[^/]*/||' | grep -v '/$' | sed '/^$/d' | sort > "$work/shipped"
+    files_of "$work/$tarball" > "$work/shipped"
 fi
 
 # ---- 2. the tarball, read-only, built out of tree with ASan+UBSan, the whole suite
@@ -108,8 +110,8 @@ if [ -n "$left" ]; then
     printf '15-distcheck: make uninstall left files behind:\n%s\n' "$left"
     fail=1
 fi
-(cd "$build" && make -s dist-gzip > /dev/null && tar -tzf "$tarball") 2> /dev/null |
-    sed 's|^[^/]*/||' | grep -v '/$' | sed '/^$/d' | sort > "$work/shipped-vpath" || true
+(cd "$build" && make -s dist-gzip > /dev/null) 2> /dev/null || true
+files_of "$build/$tarball" > "$work/shipped-vpath" 2> /dev/null || true
 if ! cmp -s "$work/shipped" "$work/shipped-vpath"; then
     echo "15-distcheck: make dist from the out-of-tree build ships other files:"
     diff "$work/shipped" "$work/shipped-vpath" | head -n 20
