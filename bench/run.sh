@@ -126,7 +126,7 @@ fi
 stage report_time 900 bash "$src/bench/report_time.sh"
 if [ -f "$src/bench/python_overhead.sh" ]; then
     # shellcheck disable=SC2046
-    stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 3)
+    stage python_overhead 600 bash "$src/bench/python_overhead.sh" $([ -n "$quick" ] && echo 1 1 0.3)
 fi
 # the Lua 5.4 port (examples/lua): patched vs unpatched, same run
 keys="$keys lua_off_vs_unpatched lua_perfmap_vs_off"
