@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # CI step: the ABI of libperftramp.so against the committed description of
-# the last release, abi/libperftramp.abi (docs/abi.md).  Rebuilds the
-# library with -g in its own build directory, describes it with abidw
+# the last release, abi/libperftramp.abi (docs/abi.md).  Takes the library
+# CI's README build made when that build is plain (-g, no sanitizer: `make
+# check` just ran against it), else rebuilds it with -g in its own build
+# directory (--update always does), describes it with abidw
 # (abigail-tools: public types only, from include/) and compares with
 # abidiff: any change fails, an added function as much as a changed type
 # or symbol version, so that an ABI change is always a decision.
@@ -19,13 +21,21 @@ for t in abidw abidiff; do
 done
 # shellcheck source=tests/lib/ci_lib.sh
 . tests/lib/ci_lib.sh
-ci_src /tmp/ci-abi-src
-src=$CI_SRC_DIR
 build=/tmp/ci-abi
 rm -rf "$build"
 mkdir -p "$build"
-(cd "$build" && "$src/configure" -q --enable-werror --disable-static CFLAGS="-g -O2" && make -j2 -s libperftramp.la >/dev/null)
-so=$(readlink -f "$build/.libs/libperftramp.so")
+flags=$(sed -n 's/^CFLAGS = //p' Makefile 2> /dev/null || true)
+if [ $update = no ] && [ -f .libs/libperftramp.so ] && [ libperftramp.la -nt src/api/libperftramp.map ] &&
+   case " $flags " in *" -g "*) ! echo "$flags" | grep -q sanitize ;; *) false ;; esac; then
+    src=$PWD
+    so=$(readlink -f .libs/libperftramp.so)
+    echo "35-abi: the README build's library (CFLAGS $flags)"
+else
+    ci_src /tmp/ci-abi-src
+    src=$CI_SRC_DIR
+    (cd "$build" && "$src/configure" -q --enable-werror --disable-static CFLAGS="-g -O2" && make -j2 -s libperftramp.la >/dev/null)
+    so=$(readlink -f "$build/.libs/libperftramp.so")
+fi
 abidw --no-corpus-path --no-comp-dir-path --headers-dir "$src/include" --drop-private-types \
     --out-file "$build/libperftramp.abi" "$so"
 baseline=abi/libperftramp.abi
