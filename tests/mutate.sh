@@ -17,9 +17,11 @@
 # usage: tests/mutate.sh [--only ID[,ID...]]... [--slice N/K] [--baseline-from DIR]
 #                        [--list] [--keep] [--scratch DIR]
 #   --only ID     run only these mutations (repeatable)
-#   --slice N/K   run only the mutations whose line number in the list, counted
-#                 from 0 over the mutations, is N modulo K (CI runs one slice
-#                 per commit, in turn); the others are only checked for STALE
+#   --slice N/K   run only the mutations whose rank, counted from 0 in the
+#                 list's order, is N modulo K; the mutations an emulated machine
+#                 kills (tests/guest/) are ranked apart from the others, so
+#                 they spread over the slices (CI runs one slice per commit,
+#                 in turn); the others are only checked for STALE
 #   --baseline-from DIR  a killer whose DIR/<test>.trs says PASS, written after
 #                 DIR's library was built (the README's make check of the same
 #                 tree), is not rerun for the baseline
@@ -78,9 +80,17 @@ while IFS= read -r line || [ -n "$line" ]; do
     m_killers+=("${fields[3]}") m_note+=("${fields[4]}")
 done < "$list"
 
+# A slice counts the mutations an emulated machine kills (minutes each) apart
+# from the others (seconds), so no slice gets two machines while another
+# gets none.
 selected=() unsliced=()
+n_light=0 n_heavy=0
 for i in "${!m_id[@]}"; do
-    if [ -n "$slice" ] && [ $((i % ${slice#*/})) -ne "${slice%/*}" ]; then unsliced+=("$i"); continue; fi
+    case " ${m_killers[$i]} " in
+    *' tests/guest/'*) rank=$n_heavy n_heavy=$((n_heavy + 1)) ;;
+    *) rank=$n_light n_light=$((n_light + 1)) ;;
+    esac
+    if [ -n "$slice" ] && [ $((rank % ${slice#*/})) -ne "${slice%/*}" ]; then unsliced+=("$i"); continue; fi
     if [ ${#only[@]} -eq 0 ]; then selected+=("$i"); continue; fi
     for o in "${only[@]}"; do [ "$o" != "${m_id[$i]}" ] || selected+=("$i"); done
 done
