@@ -101,11 +101,13 @@ grep -q "^FFI_CFLAGS = .*$prefix" "$b/Makefile" || fail "configure did not take 
 # LOG_COMPILER=...) and job server in MAKEFLAGS: the second build must not
 # inherit them.
 unset MAKEFLAGS MFLAGS MAKELEVEL
-# Everything make check would build (the tests below use the perftramp
-# command and helper programs too), with no test run; check-TESTS then runs
-# just these.
+# The library, the perftramp command and examples (make all), then only the
+# check programs the tests below are or run (perf_e2e.sh: the workload and
+# jitdump_edit; gdb_bt.sh: its program); check-TESTS then runs these tests.
 tests="tests/arch/check_contract tests/perf/perf_e2e.sh tests/unwind/check_unwind tests/arch/check_boundaries tests/unwind/check_unwind_cxx tests/unwind/check_unwind_nongnu tests/unwind/unwind_llvm.sh tests/gdb/gdb_bt.sh tests/torture/check_fork"
-(cd "$b" && make -j2 all > make.log 2>&1 && make -j2 check TESTS= >> make.log 2>&1) ||
+progs="tests/arch/check_contract tests/unwind/check_unwind tests/arch/check_boundaries tests/unwind/check_unwind_cxx tests/unwind/check_unwind_nongnu tests/torture/check_fork tests/perf/perf_workload tests/outputs/jitdump_edit tests/gdb/gdb_bt_prog tests/mem/codemem_which"
+# shellcheck disable=SC2086 # a list
+(cd "$b" && make -j2 all > make.log 2>&1 && make -j2 $progs >> make.log 2>&1) ||
     { tail -40 "$b/make.log"; fail "building against $prefix"; }
 echo "== 2. perftramp configured and built against $prefix in $(($(date +%s) - t0))s"
 for p in tests/arch/check_contract tests/perf/perf_workload tests/mem/codemem_which; do
