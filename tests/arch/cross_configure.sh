@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The library cross-builds with the ordinary `./configure --host=<triple>`:
 # for every foreign table in pt_arch_list, configure + make the shared
-# library and examples/hello in a scratch directory (two at a time), then run hello under
+# library and examples/hello in a scratch directory (PT_CROSS_JOBS at a time,
+# default 3: configure runs on one core), then run hello under
 # qemu-<name>-static.  hello is linked -all-static: dynamically linked
 # ppc64le and s390x programs (even a bare puts) abort under this qemu-user
 # 7.2 at start-up with "stack smashing detected", whatever they link.
@@ -10,7 +11,8 @@
 # from Debian multiarch or $PT_CROSS_PREFIX/<name> (tools/deps/arch.sh),
 # given through FFI_CFLAGS/FFI_LIBS (no cross pkg-config).
 # Usage: tests/arch/cross_configure.sh [SRCDIR]   (exit 1 on a failure;
-# PT_ARCHES="a b" limits it to some architectures)
+# PT_ARCHES="a b" limits it to some architectures, PT_CROSS_EXCEPT="a b"
+# leaves some out)
 set -u
 src=${1:-${PT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}
 prefix=${PT_CROSS_PREFIX:-/opt/perftramp-cross}
@@ -72,6 +74,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     triple=$(table_field "$sym" clang_target)
     [ -n "$name" ] && [ -n "$triple" ] && [ "$name" != "$host" ] || continue
     case " ${PT_ARCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
+    case " ${PT_CROSS_EXCEPT:-} " in *" $name "*) continue ;; esac
     qemu=$(cross_qemu "$name" "$triple")
     if ! command -v "$triple-gcc" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1; then
         echo "cross $name: SKIP ($triple-gcc or $qemu missing)"
@@ -79,7 +82,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     fi
     (one_arch "$name" "$triple" "$qemu" > "$work/$name.result" 2>&1; echo $? > "$work/$name.rc") &
     names="$names $name"
-    [ $(( $(echo $names | wc -w) % 2 )) -eq 0 ] && wait
+    [ $(( $(echo $names | wc -w) % ${PT_CROSS_JOBS:-3} )) -eq 0 ] && wait
 done
 wait
 bad=0
