@@ -34,7 +34,7 @@ start=$(date +%s)
 # (tests/musl/musl.sh), and CPython's test file (tests/cpython: an
 # uninstrumented interpreter cannot load an ASan library).  The foreign runs
 # under qemu-user (tests/arch/run_foreign.sh, the port drill,
-# tests/arch/unwind_foreign.sh) are cross-built too; the host-side emitter of
+# tests/arch/unwind_foreign.sh, tests/arch/ehabi_foreign.sh) are cross-built too; the host-side emitter of
 # every table runs instrumented in check_emitter, check_elf and
 # check_reference.  The crash torture's trials are other processes: a few
 # of them exercise its driver and the checkers here (the plain make check
