@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The library cross-builds with the ordinary `./configure --host=<triple>`:
 # for every foreign table in pt_arch_list, configure + make the shared
-# library and examples/hello in a scratch directory (PT_CROSS_JOBS at a time,
-# default 3: configure runs on one core), then run hello under
+# library and examples/hello in a scratch directory (two at a time), then run hello under
 # qemu-<name>-static.  hello is linked -all-static: dynamically linked
 # ppc64le and s390x programs (even a bare puts) abort under this qemu-user
 # 7.2 at start-up with "stack smashing detected", whatever they link.
@@ -82,7 +81,7 @@ for sym in $(sed -n 's/^ *&pt_arch_\([A-Za-z0-9_]*\) *,.*/\1/p' "$src/src/arch/a
     fi
     (one_arch "$name" "$triple" "$qemu" > "$work/$name.result" 2>&1; echo $? > "$work/$name.rc") &
     names="$names $name"
-    [ $(( $(echo $names | wc -w) % ${PT_CROSS_JOBS:-3} )) -eq 0 ] && wait
+    [ $(( $(echo $names | wc -w) % 2 )) -eq 0 ] && wait
 done
 wait
 bad=0

@@ -38,6 +38,17 @@ ci_logs() {
     done
 }
 
+# ci_plain_tree: true when the current directory holds the tree CI built
+# and tested (quickstart configures in-tree) with -g and no sanitizer, so a
+# step can use its programs as they are.
+ci_plain_tree() {
+    local flags
+    [ -f Makefile ] && [ -f tests/proof-summary.txt ] || return 1
+    flags=$(sed -n 's/^CFLAGS = //p' Makefile)
+    case " $flags " in *" -g "*) ;; *) return 1 ;; esac
+    case $flags in *sanitize*) return 1 ;; esac
+}
+
 # ci_target NAME TARGET: `make TARGET` in the tree CI built (quickstart
 # configures in-tree), else in its own build in /tmp/ci-NAME; prints the
 # logs of failed tests when it fails.
